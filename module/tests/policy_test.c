@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests of module/policy.c, built with ASan and UBSan.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "../policy.h"
+
+static int parse(const char *s)
+{
+	return pcpcache_mode_parse(s, strlen(s));
+}
+
+TEST(parse_accepts_each_name)
+{
+	EXPECT_EQ(PCPCACHE_MODE_PASSTHROUGH, parse("passthrough"));
+	EXPECT_EQ(PCPCACHE_MODE_SINGLE, parse("single"));
+	EXPECT_EQ(PCPCACHE_MODE_SPLIT, parse("split"));
+}
+
+TEST(parse_ignores_one_trailing_newline)
+{
+	EXPECT_EQ(PCPCACHE_MODE_SPLIT, parse("split\n"));
+	EXPECT_EQ(-EINVAL, parse("split\n\n"));
+}
+
+TEST(parse_rejects_everything_else)
+{
+	static const char * const bad[] = {
+		"", "\n", "s", "singl", "singlex", "Single", " single",
+		"single ", "single\nsplit", "passthrough single", "split\r\n",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		EXPECT_EQ(-EINVAL, parse(bad[i])) {
+			TH_LOG("accepted bad[%zu]", i);
+		}
+}
+
+TEST(parse_uses_only_len_bytes)
+{
+	/* debugfs hands over a buffer that need not be NUL-terminated */
+	EXPECT_EQ(PCPCACHE_MODE_SINGLE, pcpcache_mode_parse("singleXYZ", 6));
+	EXPECT_EQ(-EINVAL, pcpcache_mode_parse("single", 5));
+	EXPECT_EQ(-EINVAL, pcpcache_mode_parse(NULL, 0));
+}
+
+TEST(format_brackets_current_mode)
+{
+	char buf[64];
+
+	EXPECT_EQ(27, pcpcache_mode_format(PCPCACHE_MODE_PASSTHROUGH, buf, sizeof(buf)));
+	EXPECT_STREQ("[passthrough] single split\n", buf);
+	pcpcache_mode_format(PCPCACHE_MODE_SINGLE, buf, sizeof(buf));
+	EXPECT_STREQ("passthrough [single] split\n", buf);
+	pcpcache_mode_format(PCPCACHE_MODE_SPLIT, buf, sizeof(buf));
+	EXPECT_STREQ("passthrough single [split]\n", buf);
+}
+
+TEST(format_round_trips_through_parse)
+{
+	char buf[64], name[32];
+	int mode;
+
+	for (mode = 0; mode < PCPCACHE_NR_MODES; mode++) {
+		char *open, *close;
+
+		pcpcache_mode_format(mode, buf, sizeof(buf));
+		open = strchr(buf, '[');
+		close = strchr(buf, ']');
+		ASSERT_NE(NULL, open);
+		ASSERT_NE(NULL, close);
+		memcpy(name, open + 1, close - open - 1);
+		name[close - open - 1] = '\0';
+		EXPECT_EQ(mode, parse(name));
+		EXPECT_STREQ(pcpcache_mode_name(mode), name);
+	}
+}
+
+TEST(format_never_overflows)
+{
+	char buf[64];
+	size_t full = strlen("passthrough [single] split\n");
+	size_t size;
+
+	/* every size short of the whole line plus its NUL is refused */
+	for (size = 0; size <= full; size++) {
+		memset(buf, 'x', sizeof(buf));
+		EXPECT_EQ(0, pcpcache_mode_format(PCPCACHE_MODE_SINGLE, buf, size));
+		if (size)
+			EXPECT_EQ('\0', buf[0]);
+		EXPECT_EQ('x', buf[size]);
+	}
+	EXPECT_EQ(full, pcpcache_mode_format(PCPCACHE_MODE_SINGLE, buf, full + 1));
+}
+
+TEST(name_of_unknown_mode_is_null)
+{
+	EXPECT_EQ(NULL, pcpcache_mode_name(PCPCACHE_NR_MODES));
+	EXPECT_EQ(NULL, pcpcache_mode_name((enum pcpcache_mode)-1));
+}
+
+TEST_HARNESS_MAIN
