@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the files of the pcpcache module share with each other. Other kernel
- * code uses include/linux/pcpcache.h instead.
+ * code uses the exported API header under include/ instead.
  */
 #ifndef _PCPCACHE_INTERNAL_H
 #define _PCPCACHE_INTERNAL_H

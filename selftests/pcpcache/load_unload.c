@@ -60,7 +60,7 @@ static bool debugfs_mounted(void)
 	if (!f)
 		return false;
 	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, " /sys/kernel/debug debugfs ") != NULL;
+		found = strstr(line, " /sys/kernel/debug debugfs ");
 	fclose(f);
 	return found;
 }
@@ -136,7 +136,7 @@ TEST_F(pcpcache, mode_parameter_sets_mode)
 	char buf[128];
 	size_t i;
 
-	for (i = 0; i < sizeof(expect) / sizeof(expect[0]); i += 2) {
+	for (i = 0; i < ARRAY_SIZE(expect); i += 2) {
 		ASSERT_EQ(0, run("modprobe pcpcache mode=%s", expect[i]));
 		ASSERT_LT(0, read_file(DEBUGFS_DIR "/mode", buf, sizeof(buf)));
 		EXPECT_STREQ(expect[i + 1], buf);
@@ -154,7 +154,7 @@ TEST_F(pcpcache, bad_mode_parameter_fails_load)
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		EXPECT_NE(0, run("modprobe pcpcache mode=%s 2>/dev/null", bad[i])) {
 			TH_LOG("mode=%s was accepted", bad[i]);
 		}

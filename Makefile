@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# pcpcache top-level Makefile. See README.md.
+#
+#   make              module, selftests (and tools) against the newest
+#                     installed Debian headers, or KDIR=...
+#   make demo         boot the VM, load pcpcache and show what it does
+#   make check        host unit tests, then the kselftests in the VM
+#   make deps         install what the above need (as root)
+#   make unit         host unit tests only
+#   make vm-check     kselftests in the VM only
+
+TOP := $(CURDIR)
+BUILD := $(TOP)/build
+
+# The newest Debian amd64 headers; the VM boots the kernel they belong to.
+KDIR ?= $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1)
+export KDIR
+
+# The kernel's kselftest framework (lib.mk, runner, harness headers), taken
+# from Debian's linux-source tarball: the headers packages do not ship it.
+KSRC_TAR ?= $(shell ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)
+KSFT_DIR := $(BUILD)/linux/tools/testing/selftests
+KSFT_FILES := tools/testing/selftests/Makefile tools/testing/selftests/lib.mk \
+	tools/testing/selftests/kselftest.h \
+	tools/testing/selftests/kselftest_harness.h \
+	tools/testing/selftests/kselftest \
+	tools/testing/selftests/run_kselftest.sh scripts/subarch.include
+
+all: module selftests
+
+deps:
+	@$(TOP)/tools/setup
+
+module:
+	@test -n "$(KDIR)" || { echo "no kernel headers found: run 'make deps' or set KDIR" >&2; exit 1; }
+	$(MAKE) -C module KDIR=$(KDIR)
+
+$(KSFT_DIR)/lib.mk:
+	@test -n "$(KSRC_TAR)" || { echo "no /usr/src/linux-source-*.tar.xz: run 'make deps'" >&2; exit 1; }
+	mkdir -p $(BUILD)/linux
+	tar -xJf $(KSRC_TAR) -C $(BUILD)/linux --strip-components=1 \
+		$(addprefix $(notdir $(basename $(basename $(KSRC_TAR))))/,$(KSFT_FILES))
+	touch $@
+
+ksft: $(KSFT_DIR)/lib.mk
+
+# Build the selftests the way the kernel does: copied in as a TARGET of
+# tools/testing/selftests and installed with run_kselftest.sh.
+selftests: ksft
+	rm -rf $(KSFT_DIR)/pcpcache $(BUILD)/kselftest
+	cp -r selftests/pcpcache $(KSFT_DIR)/pcpcache
+	$(MAKE) -s -C $(KSFT_DIR) TARGETS=pcpcache KSFT_INSTALL_PATH=$(BUILD)/kselftest install
+
+unit: ksft
+	mkdir -p $(BUILD)/unit
+	$(MAKE) -s -C module/tests OUTPUT=$(BUILD)/unit run_tests
+
+vm-check: all
+	$(TOP)/tools/vm/run --output $(BUILD)/vm-check.tap -- /kselftest/run_kselftest.sh
+
+check: deps
+	@$(TOP)/tools/check
+
+demo: deps
+	@$(MAKE) -s all
+	@$(TOP)/tools/demo
+
+clean:
+	-$(MAKE) -C module clean
+	rm -rf $(BUILD) module/tests/policy_test
+
+.PHONY: all deps module ksft selftests unit vm-check check demo clean
