@@ -69,6 +69,6 @@ demo: deps
 
 clean:
 	-$(MAKE) -C module clean
-	rm -rf $(BUILD) module/tests/policy_test
+	rm -rf $(BUILD)
 
 .PHONY: all deps module ksft selftests unit vm-check check demo clean
