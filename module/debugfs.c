@@ -4,30 +4,213 @@
  *
  * As in mm/kfence/core.c, the return values of the debugfs calls are not
  * checked: a missing debugfs must not stop the cache from working.
- * Every file is for root only.
+ * Every file is for root only. A write carries one whole value at offset
+ * 0 (a trailing newline allowed); anything else fails with -EINVAL and
+ * changes nothing.
  */
+#include <linux/cpumask.h>
 #include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/kernel.h>
 #include <linux/seq_file.h>
+#include <linux/uaccess.h>
 
 #include "pcpcache.h"
 
+/* Longer than any mode name or any number a knob accepts. */
+#define PCPCACHE_WRITE_MAX	32
+
 static struct dentry *pcpcache_debugfs_root;
+
+/* Copy a whole value written at offset 0 into @buf, NUL-terminated. */
+static int read_value(const char __user *ubuf, size_t count, loff_t *ppos,
+		      char *buf)
+{
+	if (*ppos || !count || count >= PCPCACHE_WRITE_MAX)
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	return 0;
+}
+
+/*
+ * A decimal number, with one trailing newline at most. One too large for
+ * an unsigned int is as invalid as any other (kstrtouint says -ERANGE).
+ */
+static int read_number(const char __user *ubuf, size_t count, loff_t *ppos,
+		       unsigned int *val)
+{
+	char buf[PCPCACHE_WRITE_MAX];
+	int err;
+
+	err = read_value(ubuf, count, ppos, buf);
+	if (err)
+		return err;
+	return kstrtouint(buf, 10, val) ? -EINVAL : 0;
+}
 
 static int mode_show(struct seq_file *m, void *v)
 {
+	struct pcpcache_config cfg;
 	char buf[64];
 
-	pcpcache_mode_format(pcpcache_mode, buf, sizeof(buf));
+	pcpcache_get_config(&cfg);
+	pcpcache_mode_format(cfg.mode, buf, sizeof(buf));
 	seq_puts(m, buf);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(mode);
+
+static int mode_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, mode_show, NULL);
+}
+
+static ssize_t mode_write(struct file *file, const char __user *ubuf,
+			  size_t count, loff_t *ppos)
+{
+	char buf[PCPCACHE_WRITE_MAX];
+	int mode, err;
+
+	err = read_value(ubuf, count, ppos, buf);
+	if (err)
+		return err;
+	mode = pcpcache_mode_parse(buf, count);
+	if (mode < 0)
+		return mode;
+	err = pcpcache_set_mode(mode);
+	return err ? err : count;
+}
+
+static const struct file_operations mode_fops = {
+	.owner		= THIS_MODULE,
+	.open		= mode_open,
+	.read		= seq_read,
+	.write		= mode_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+/* The knob files; each file's private data points at its entry. */
+static const enum pcpcache_knob pcpcache_knobs[PCPCACHE_NR_KNOBS] = {
+	PCPCACHE_KNOB_BATCH, PCPCACHE_KNOB_HIGH,
+	PCPCACHE_KNOB_COLD_BATCH, PCPCACHE_KNOB_COLD_HIGH,
+};
+
+static int knob_show(struct seq_file *m, void *v)
+{
+	const enum pcpcache_knob *knob = m->private;
+	struct pcpcache_config cfg;
+
+	pcpcache_get_config(&cfg);
+	seq_printf(m, "%u\n", *pcpcache_knob(&cfg, *knob));
+	return 0;
+}
+
+static int knob_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, knob_show, inode->i_private);
+}
+
+static ssize_t knob_write(struct file *file, const char __user *ubuf,
+			  size_t count, loff_t *ppos)
+{
+	const enum pcpcache_knob *knob = file_inode(file)->i_private;
+	unsigned int val;
+	int err;
+
+	err = read_number(ubuf, count, ppos, &val);
+	if (err)
+		return err;
+	err = pcpcache_set_knob(*knob, val);
+	return err ? err : count;
+}
+
+static const struct file_operations knob_fops = {
+	.owner		= THIS_MODULE,
+	.open		= knob_open,
+	.read		= seq_read,
+	.write		= knob_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+static int stats_show(struct seq_file *m, void *v)
+{
+	pcpcache_stats_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(stats);
+
+/* Like the pagesets of /proc/zoneinfo: one line per possible CPU. */
+static int pagesets_show(struct seq_file *m, void *v)
+{
+	struct pcpcache_list lists[PCPCACHE_NR_LISTS];
+	struct pcpcache_config cfg;
+	bool split;
+	int cpu;
+
+	pcpcache_get_config(&cfg);
+	split = cfg.mode == PCPCACHE_MODE_SPLIT;
+	seq_printf(m, "%5s %7s %7s %7s", "cpu", "count", "high", "batch");
+	if (split)
+		seq_printf(m, " %10s %10s %10s", "cold_count", "cold_high",
+			   "cold_batch");
+	seq_putc(m, '\n');
+
+	for_each_possible_cpu(cpu) {
+		const struct pcpcache_list *hot = &lists[PCPCACHE_LIST_HOT];
+		const struct pcpcache_list *cold = &lists[PCPCACHE_LIST_COLD];
+
+		pcpcache_cpu_lists(cpu, lists);
+		seq_printf(m, "%5d %7u %7u %7u", cpu, hot->count, hot->high,
+			   hot->batch);
+		if (split)
+			seq_printf(m, " %10u %10u %10u", cold->count,
+				   cold->high, cold->batch);
+		seq_putc(m, '\n');
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(pagesets);
+
+static ssize_t drain_write(struct file *file, const char __user *ubuf,
+			   size_t count, loff_t *ppos)
+{
+	unsigned int val;
+	int err;
+
+	err = read_number(ubuf, count, ppos, &val);
+	if (err)
+		return err;
+	if (val != 1)
+		return -EINVAL;
+	pcpcache_drain_all();
+	return count;
+}
+
+static const struct file_operations drain_fops = {
+	.owner		= THIS_MODULE,
+	.write		= drain_write,
+	.llseek		= noop_llseek,
+};
 
 void pcpcache_debugfs_init(void)
 {
-	pcpcache_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
-	debugfs_create_file("mode", 0400, pcpcache_debugfs_root, NULL,
-			    &mode_fops);
+	struct dentry *root;
+	int i;
+
+	root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	pcpcache_debugfs_root = root;
+
+	debugfs_create_file("mode", 0600, root, NULL, &mode_fops);
+	for (i = 0; i < PCPCACHE_NR_KNOBS; i++)
+		debugfs_create_file(pcpcache_knob_name(i), 0600, root,
+				    (void *)&pcpcache_knobs[i], &knob_fops);
+	debugfs_create_file("stats", 0400, root, NULL, &stats_fops);
+	debugfs_create_file("pagesets", 0400, root, NULL, &pagesets_fops);
+	debugfs_create_file("drain", 0200, root, NULL, &drain_fops);
+	debugfs_create_file("user", 0600, root, NULL, &pcpcache_user_fops);
 }
 
 void pcpcache_debugfs_exit(void)

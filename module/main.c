@@ -12,9 +12,6 @@
 
 #include "pcpcache.h"
 
-/* 2.6.24 made one list with hot pages at the head the kernel's default. */
-enum pcpcache_mode pcpcache_mode = PCPCACHE_MODE_SINGLE;
-
 static int mode_param_set(const char *val, const struct kernel_param *kp)
 {
 	int mode = pcpcache_mode_parse(val, strlen(val));
@@ -37,19 +34,40 @@ static const struct kernel_param_ops mode_param_ops = {
 	.get	= mode_param_get,
 };
 
-module_param_cb(mode, &mode_param_ops, &pcpcache_mode, 0444);
-MODULE_PARM_DESC(mode, "caching mode at load: passthrough, single (default) or split");
+/*
+ * The parameters point into the configuration in force, so that reading
+ * them in /sys/module/pcpcache/parameters/ shows what debugfs last set.
+ * They are read-only there: run-time changes go through debugfs, which
+ * checks them against each other. pcpcache_core_init() checks the values
+ * given at load.
+ */
+module_param_cb(mode, &mode_param_ops, &pcpcache_config.mode, 0444);
+MODULE_PARM_DESC(mode, "caching mode: passthrough, single (default) or split");
+module_param_named(batch, pcpcache_config.batch, uint, 0444);
+MODULE_PARM_DESC(batch, "pages per refill and drain of the (hot) list (default 63)");
+module_param_named(high, pcpcache_config.high, uint, 0444);
+MODULE_PARM_DESC(high, "pages the (hot) list holds before it drains (default 378)");
+module_param_named(cold_batch, pcpcache_config.cold_batch, uint, 0444);
+MODULE_PARM_DESC(cold_batch, "pages per refill and drain of the cold list, split mode (default 31)");
+module_param_named(cold_high, pcpcache_config.cold_high, uint, 0444);
+MODULE_PARM_DESC(cold_high, "pages the cold list holds before it drains, split mode (default 126)");
 
 static int __init pcpcache_init(void)
 {
+	int err;
+
+	err = pcpcache_core_init();
+	if (err)
+		return err;
 	pcpcache_debugfs_init();
-	pr_info("loaded, mode %s\n", pcpcache_mode_name(pcpcache_mode));
+	pr_info("loaded, mode %s\n", pcpcache_mode_name(pcpcache_config.mode));
 	return 0;
 }
 
 static void __exit pcpcache_exit(void)
 {
 	pcpcache_debugfs_exit();
+	pcpcache_core_exit();
 	pr_info("unloaded\n");
 }
 

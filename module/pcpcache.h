@@ -6,11 +6,26 @@
 #ifndef _PCPCACHE_INTERNAL_H
 #define _PCPCACHE_INTERNAL_H
 
+#include "magazine.h"
 #include "policy.h"
+#include "stats.h"
 
-/* Mode in force; set at load time from the "mode" module parameter. */
-extern enum pcpcache_mode pcpcache_mode;
+/* core.c: the configuration in force; module parameters point into it */
+extern struct pcpcache_config pcpcache_config;
 
+int pcpcache_core_init(void);
+void pcpcache_core_exit(void);
+int pcpcache_set_mode(enum pcpcache_mode mode);
+int pcpcache_set_knob(enum pcpcache_knob knob, unsigned int value);
+void pcpcache_get_config(struct pcpcache_config *cfg);
+void pcpcache_drain_all(void);
+enum pcpcache_mode pcpcache_cpu_lists(int cpu, struct pcpcache_list *lists);
+unsigned long pcpcache_cached_pages(void);
+
+/* user.c: the "user" file's ioctls */
+extern const struct file_operations pcpcache_user_fops;
+
+/* debugfs.c */
 void pcpcache_debugfs_init(void);
 void pcpcache_debugfs_exit(void);
 

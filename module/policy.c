@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pcpcache policy: mode names and how they are read and written.
+ * pcpcache policy: mode names and how they are read and written, and the
+ * rules every configuration must obey.
  *
  * Kept free of kernel-only calls; see policy.h.
  */
@@ -89,4 +90,85 @@ too_small:
 	if (size)
 		buf[0] = '\0';
 	return 0;
+}
+
+static const char * const pcpcache_knob_names[PCPCACHE_NR_KNOBS] = {
+	[PCPCACHE_KNOB_BATCH]		= "batch",
+	[PCPCACHE_KNOB_HIGH]		= "high",
+	[PCPCACHE_KNOB_COLD_BATCH]	= "cold_batch",
+	[PCPCACHE_KNOB_COLD_HIGH]	= "cold_high",
+};
+
+const char *pcpcache_knob_name(enum pcpcache_knob knob)
+{
+	if ((unsigned int)knob >= PCPCACHE_NR_KNOBS)
+		return NULL;
+	return pcpcache_knob_names[knob];
+}
+
+/**
+ * pcpcache_knob - where a knob lives in a configuration
+ * @cfg: the configuration
+ * @knob: the knob
+ *
+ * Return: a pointer to its value in @cfg, or NULL for an unknown knob.
+ */
+unsigned int *pcpcache_knob(struct pcpcache_config *cfg,
+			    enum pcpcache_knob knob)
+{
+	switch (knob) {
+	case PCPCACHE_KNOB_BATCH:
+		return &cfg->batch;
+	case PCPCACHE_KNOB_HIGH:
+		return &cfg->high;
+	case PCPCACHE_KNOB_COLD_BATCH:
+		return &cfg->cold_batch;
+	case PCPCACHE_KNOB_COLD_HIGH:
+		return &cfg->cold_high;
+	default:
+		return NULL;
+	}
+}
+
+/**
+ * pcpcache_max_per_cpu - the most pages one CPU may be allowed to cache
+ * @ram_pages: the machine's RAM in pages
+ * @nr_cpus: CPUs that may ever come online
+ *
+ * Return: the bound on high + cold_high that keeps the cache of all CPUs
+ * together within 1/PCPCACHE_RAM_SHARE of RAM.
+ */
+unsigned long pcpcache_max_per_cpu(unsigned long ram_pages,
+				   unsigned int nr_cpus)
+{
+	if (!nr_cpus)
+		return 0;
+	return ram_pages / PCPCACHE_RAM_SHARE / nr_cpus;
+}
+
+/**
+ * pcpcache_config_check - check a configuration against the rules
+ * @cfg: the configuration
+ * @max_per_cpu: the bound from pcpcache_max_per_cpu()
+ *
+ * The rules: a known mode, 1 <= batch <= high, 1 <= cold_batch <= cold_high
+ * and high + cold_high <= @max_per_cpu. They hold in every mode, so a mode
+ * switch never needs a knob to change.
+ *
+ * Return: NULL when @cfg obeys them, else the name of the first setting
+ * found at fault (for a sum too large, the larger of the two highs).
+ */
+const char *pcpcache_config_check(const struct pcpcache_config *cfg,
+				  unsigned long max_per_cpu)
+{
+	if ((unsigned int)cfg->mode >= PCPCACHE_NR_MODES)
+		return "mode";
+	if (cfg->batch < 1 || cfg->batch > cfg->high)
+		return "batch";
+	if (cfg->cold_batch < 1 || cfg->cold_batch > cfg->cold_high)
+		return "cold_batch";
+	/* in unsigned long: two unsigned ints cannot overflow it */
+	if ((unsigned long)cfg->high + cfg->cold_high > max_per_cpu)
+		return cfg->high >= cfg->cold_high ? "high" : "cold_high";
+	return NULL;
 }

@@ -23,8 +23,45 @@ enum pcpcache_mode {
 	PCPCACHE_NR_MODES,
 };
 
+/*
+ * What a writer may change at run time. batch and high belong to the one
+ * list of single mode, which is the hot list of split mode; the cold pair
+ * is used in split mode only. Defaults: 2.6.23 on a large zone.
+ */
+struct pcpcache_config {
+	enum pcpcache_mode mode;
+	unsigned int batch;
+	unsigned int high;
+	unsigned int cold_batch;
+	unsigned int cold_high;
+};
+
+/* The numeric settings, each a file in debugfs and a module parameter. */
+enum pcpcache_knob {
+	PCPCACHE_KNOB_BATCH,
+	PCPCACHE_KNOB_HIGH,
+	PCPCACHE_KNOB_COLD_BATCH,
+	PCPCACHE_KNOB_COLD_HIGH,
+	PCPCACHE_NR_KNOBS,
+};
+
+#define PCPCACHE_DEFAULT_BATCH		63
+#define PCPCACHE_DEFAULT_HIGH		(6 * PCPCACHE_DEFAULT_BATCH)
+#define PCPCACHE_DEFAULT_COLD_BATCH	(PCPCACHE_DEFAULT_BATCH / 2)
+#define PCPCACHE_DEFAULT_COLD_HIGH	(2 * PCPCACHE_DEFAULT_BATCH)
+
+/* All CPUs together never hold more than 1/PCPCACHE_RAM_SHARE of RAM. */
+#define PCPCACHE_RAM_SHARE		4
+
 const char *pcpcache_mode_name(enum pcpcache_mode mode);
 int pcpcache_mode_parse(const char *buf, size_t len);
 size_t pcpcache_mode_format(enum pcpcache_mode cur, char *buf, size_t size);
+const char *pcpcache_knob_name(enum pcpcache_knob knob);
+unsigned int *pcpcache_knob(struct pcpcache_config *cfg,
+			    enum pcpcache_knob knob);
+unsigned long pcpcache_max_per_cpu(unsigned long ram_pages,
+				   unsigned int nr_cpus);
+const char *pcpcache_config_check(const struct pcpcache_config *cfg,
+				  unsigned long max_per_cpu);
 
 #endif /* _PCPCACHE_POLICY_H */

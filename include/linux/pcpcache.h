@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pcpcache: per-CPU page magazines backed by alloc_pages().
+ *
+ * The API for other kernel code. See Documentation/admin-guide/pcpcache.rst.
+ */
+#ifndef _LINUX_PCPCACHE_H
+#define _LINUX_PCPCACHE_H
+
+#include <linux/gfp.h>
+#include <linux/types.h>
+
+struct page;
+
+/**
+ * pcpcache_alloc_page - allocate one order-0 page from this CPU's magazine
+ * @gfp: as for alloc_page(); a caller in atomic context passes a mask that
+ *	 does not sleep (GFP_ATOMIC, GFP_NOWAIT). Zone modifiers,
+ *	 __GFP_ACCOUNT and __GFP_COMP are refused: use alloc_pages().
+ * @cold: the caller will not touch the page soon (DMA target, readahead):
+ *	  hand out the coldest page instead of the hottest
+ *
+ * The page is cleared when @gfp has __GFP_ZERO or the kernel runs with
+ * init_on_alloc or init_on_free, as a page from alloc_page() would be.
+ *
+ * Return: the page, or NULL when none could be had.
+ */
+struct page *pcpcache_alloc_page(gfp_t gfp, bool cold);
+
+/**
+ * pcpcache_free_page - free one order-0 page into this CPU's magazine
+ * @page: a page from pcpcache_alloc_page() or alloc_page(), not in use
+ * @cold: the page is not in this CPU's cache (it was DMAed into, or not
+ *	  touched for long): put it where it is handed out last
+ *
+ * May be called on any CPU, in any context pcpcache_alloc_page() may be.
+ */
+void pcpcache_free_page(struct page *page, bool cold);
+
+#endif /* _LINUX_PCPCACHE_H */

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * pcpcache: the userspace interface, shared by the module, the selftests
+ * and pcpctl. See Documentation/admin-guide/pcpcache.rst.
+ *
+ * A thread opens PCPCACHE_USER_FILE and issues the ioctls below; each runs
+ * on the CPU the thread runs on, so a thread pinned with sched_setaffinity()
+ * drives that CPU's magazine. Pages allocated are held by the open file,
+ * which any thread sharing it may free them through, and are freed when it
+ * is closed. All counts are in pages.
+ */
+#ifndef _UAPI_LINUX_PCPCACHE_H
+#define _UAPI_LINUX_PCPCACHE_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define PCPCACHE_DEBUGFS_DIR	"/sys/kernel/debug/pcpcache"
+#define PCPCACHE_USER_FILE	PCPCACHE_DEBUGFS_DIR "/user"
+
+/* PCPCACHE_IOC_ALLOC, PCPCACHE_IOC_FREE: flags */
+#define PCPCACHE_COLD		(1U << 0)	/* allocate or free cold */
+
+struct pcpcache_pages {
+	__u32 count;	/* in: pages to allocate, or to free (at most held) */
+	__u32 flags;	/* in: PCPCACHE_COLD or 0 */
+	__u32 done;	/* out: pages allocated or freed */
+	__s32 cpu;	/* out: the CPU the call started on */
+	__u64 held;	/* out: pages the file holds afterwards */
+};
+
+/* PCPCACHE_IOC_CYCLE: flags */
+#define PCPCACHE_CYCLE_COLD_ALLOC	(1U << 0)	/* allocate cold */
+#define PCPCACHE_CYCLE_COLD_FREE	(1U << 1)	/* free cold */
+#define PCPCACHE_CYCLE_TOUCH		(1U << 2)	/* write every byte */
+
+struct pcpcache_cycle {
+	__u32 cycles;	/* in: rounds, each allocating then freeing batch */
+	__u32 batch;	/* in: pages per round */
+	__u32 flags;	/* in: PCPCACHE_CYCLE_* */
+	__u32 pad;	/* in: must be 0 */
+	__u64 allocs;	/* out: pages allocated */
+	__u64 frees;	/* out: pages freed */
+	__u64 failures;	/* out: allocations that failed */
+	__s32 cpu;	/* out: the CPU the call started on */
+	__u32 pad2;	/* out: 0 */
+};
+
+#define PCPCACHE_IOC_MAGIC	0xB8
+#define PCPCACHE_IOC_ALLOC	_IOWR(PCPCACHE_IOC_MAGIC, 1, struct pcpcache_pages)
+#define PCPCACHE_IOC_FREE	_IOWR(PCPCACHE_IOC_MAGIC, 2, struct pcpcache_pages)
+#define PCPCACHE_IOC_CYCLE	_IOWR(PCPCACHE_IOC_MAGIC, 3, struct pcpcache_cycle)
+
+#endif /* _UAPI_LINUX_PCPCACHE_H */

@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pcpcache core: the per-CPU magazines, the exported allocation API and
+ * reconfiguration while traffic runs.
+ *
+ * Locking:
+ *
+ * - pcpcache_cpu.lock protects that CPU's magazine: its lists, their counts
+ *   and limits, and its mode. The owning CPU takes it on every allocation
+ *   and free; other CPUs take it only to reconfigure or drain the
+ *   magazine, so it is almost never contended. As in mm/page_alloc.c the
+ *   task is pinned to its CPU while it looks up and locks its magazine
+ *   (preempt_disable(), or migrate_disable() on PREEMPT_RT, where spinlock_t
+ *   sleeps and must not be taken with preemption off).
+ *
+ * - The lock is taken with interrupts off so that a hardirq or softirq
+ *   caller on the same CPU cannot interrupt a holder and spin on it. On
+ *   PREEMPT_RT interrupts stay on and such callers run in threads, so, as
+ *   with the page allocator itself, calls from hard interrupt context that
+ *   is not threaded are not allowed there.
+ *
+ * - Interrupts are off only for list operations. Pages go to and come from
+ *   the buddy allocator outside the lock: a drain cuts them onto a private
+ *   list first, a refill fills one and splices it in afterwards, so a
+ *   reconfiguration never stalls a CPU for longer than a list walk.
+ *
+ * - pcpcache_config_mutex serialises writers of the configuration. A new
+ *   configuration is applied to one CPU at a time under that CPU's lock;
+ *   each operation follows the configuration of the magazine it locked, so
+ *   a CPU switched a moment later than another is never inconsistent with
+ *   itself, and every CPU is switched by the time the write returns.
+ *
+ * - Counters are per-CPU this_cpu_add()s and need no lock (stats.h).
+ */
+#include <linux/cpumask.h>
+#include <linux/export.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/spinlock.h>
+#include <linux/pcpcache.h>
+
+#include "compat.h"
+#include "pcpcache.h"
+
+struct pcpcache_cpu {
+	spinlock_t lock;		/* protects mag; see the top of the file */
+	struct pcpcache_mag mag;
+};
+
+static DEFINE_PER_CPU_ALIGNED(struct pcpcache_cpu, pcpcache_cpus);
+
+/* The module parameters point into it; written under the mutex only. */
+struct pcpcache_config pcpcache_config = {
+	.mode		= PCPCACHE_MODE_SINGLE,
+	.batch		= PCPCACHE_DEFAULT_BATCH,
+	.high		= PCPCACHE_DEFAULT_HIGH,
+	.cold_batch	= PCPCACHE_DEFAULT_COLD_BATCH,
+	.cold_high	= PCPCACHE_DEFAULT_COLD_HIGH,
+};
+
+static DEFINE_MUTEX(pcpcache_config_mutex);
+
+/*
+ * The cache holds pages any GFP_KERNEL or GFP_ATOMIC caller may be given:
+ * order 0, from ZONE_NORMAL or below, not charged to a memory cgroup.
+ */
+#define PCPCACHE_GFP_REFUSED	(__GFP_DMA | __GFP_DMA32 | __GFP_HIGHMEM | \
+				 __GFP_MOVABLE | __GFP_ACCOUNT | __GFP_COMP)
+
+#ifndef CONFIG_PREEMPT_RT
+#define pcpcache_pin()		preempt_disable()
+#define pcpcache_unpin()	preempt_enable()
+#else
+#define pcpcache_pin()		migrate_disable()
+#define pcpcache_unpin()	migrate_enable()
+#endif
+
+/* Macros rather than functions so that sparse sees each lock balanced. */
+#define pcpcache_lock_local(flags)					\
+({									\
+	struct pcpcache_cpu *__pc;					\
+									\
+	pcpcache_pin();							\
+	__pc = this_cpu_ptr(&pcpcache_cpus);				\
+	spin_lock_irqsave(&__pc->lock, flags);				\
+	__pc;								\
+})
+
+#define pcpcache_unlock_local(pc, flags)				\
+do {									\
+	spin_unlock_irqrestore(&(pc)->lock, flags);			\
+	pcpcache_unpin();						\
+} while (0)
+
+/*
+ * A lockless look at this CPU's mode, to send passthrough traffic straight
+ * to the buddy allocator. A stale answer is harmless: the buddy allocator
+ * is always a correct place to get a page from or give one back to, and
+ * a caching mode is checked again under the lock.
+ */
+static bool pcpcache_passing_through(void)
+{
+	return this_cpu_read(pcpcache_cpus.mag.mode) ==
+	       PCPCACHE_MODE_PASSTHROUGH;
+}
+
+static unsigned long pcpcache_limit(void)
+{
+	return pcpcache_max_per_cpu(totalram_pages(), num_possible_cpus());
+}
+
+/* Give pages back to the buddy allocator, as one batch. */
+static void pcpcache_give_back(struct list_head *pages, unsigned int nr)
+{
+	if (!nr)
+		return;
+	put_pages_list(pages);
+	pcpcache_count(PCPCACHE_DRAIN, 1);
+	pcpcache_count(PCPCACHE_DRAIN_PAGES, nr);
+	pcpcache_count(PCPCACHE_BUDDY_FREE, nr);
+}
+
+/* Cache the rest of a refill on the CPU we run on now. */
+static void pcpcache_stash(struct list_head *pages, unsigned int nr,
+			   bool cold)
+{
+	struct pcpcache_list *list;
+	struct pcpcache_cpu *pc;
+	unsigned int nr_out;
+	unsigned long flags;
+	LIST_HEAD(out);
+
+	pc = pcpcache_lock_local(flags);
+	list = mag_list(&pc->mag, cold);
+	if (list) {
+		mag_add_refill(list, pages, nr);
+		nr_out = mag_trim(list, &out);
+	} else {
+		/* switched to passthrough while we refilled */
+		list_splice_init(pages, &out);
+		nr_out = nr;
+	}
+	pcpcache_unlock_local(pc, flags);
+
+	pcpcache_give_back(&out, nr_out);
+}
+
+/*
+ * Take @batch pages from the buddy allocator in one go, with interrupts on,
+ * keep one for the caller and cache the others.
+ */
+static struct page *pcpcache_refill(gfp_t gfp, bool cold, unsigned int batch)
+{
+	gfp_t refill_gfp = gfp & ~__GFP_ZERO;
+	struct page *page;
+	unsigned int nr;
+	LIST_HEAD(pages);
+
+	nr = pcpcache_bulk_alloc(refill_gfp, batch, &pages);
+	if (!nr)
+		return NULL;
+	pcpcache_count(PCPCACHE_REFILL, 1);
+	pcpcache_count(PCPCACHE_REFILL_PAGES, nr);
+	pcpcache_count(PCPCACHE_BUDDY_ALLOC, nr);
+
+	page = list_first_entry(&pages, struct page, lru);
+	list_del(&page->lru);
+	if (nr > 1)
+		pcpcache_stash(&pages, nr - 1, cold);
+
+	/* fresh from the buddy allocator: cleared there under init_on_alloc */
+	if ((gfp & __GFP_ZERO) && !want_init_on_alloc(refill_gfp))
+		clear_highpage(page);
+	return page;
+}
+
+static struct page *pcpcache_alloc_buddy(gfp_t gfp)
+{
+	struct page *page = alloc_page(gfp);
+
+	if (page)
+		pcpcache_count(PCPCACHE_BUDDY_ALLOC, 1);
+	return page;
+}
+
+/*
+ * A cached page may still hold its last user's data: clear it whenever the
+ * buddy allocator would have handed out a cleared page.
+ */
+static void pcpcache_prep_cached(struct page *page, gfp_t gfp)
+{
+	if (want_init_on_alloc(gfp) || want_init_on_free())
+		clear_highpage(page);
+}
+
+struct page *pcpcache_alloc_page(gfp_t gfp, bool cold)
+{
+	struct pcpcache_list *list;
+	struct list_head *node = NULL;
+	struct pcpcache_cpu *pc;
+	unsigned int batch = 0;
+	unsigned long flags;
+	struct page *page;
+
+	if (WARN_ON_ONCE(gfp & PCPCACHE_GFP_REFUSED))
+		return NULL;
+
+	if (!pcpcache_passing_through()) {
+		pc = pcpcache_lock_local(flags);
+		list = mag_list(&pc->mag, cold);
+		if (list) {
+			node = mag_take(&pc->mag, cold);
+			batch = list->batch;
+		}
+		pcpcache_unlock_local(pc, flags);
+	}
+
+	if (node) {
+		page = list_entry(node, struct page, lru);
+		pcpcache_prep_cached(page, gfp);
+		pcpcache_count(PCPCACHE_ALLOC_HIT, 1);
+	} else {
+		if (batch)
+			page = pcpcache_refill(gfp, cold, batch);
+		else
+			page = pcpcache_alloc_buddy(gfp);
+		if (!page) {
+			pcpcache_count(PCPCACHE_ALLOC_FAIL, 1);
+			return NULL;
+		}
+		pcpcache_count(PCPCACHE_ALLOC_MISS, 1);
+	}
+	pcpcache_count(PCPCACHE_ALLOC, 1);
+	if (cold)
+		pcpcache_count(PCPCACHE_ALLOC_COLD, 1);
+	return page;
+}
+EXPORT_SYMBOL_GPL(pcpcache_alloc_page);
+
+/*
+ * Only a page nobody else holds a reference to, from a zone every caller
+ * may be given, and not from the emergency reserves (page_pool's rule),
+ * can be cached.
+ */
+static bool pcpcache_cacheable(struct page *page)
+{
+	return page_ref_count(page) == 1 && page_zonenum(page) <= ZONE_NORMAL &&
+	       !page_is_pfmemalloc(page);
+}
+
+void pcpcache_free_page(struct page *page, bool cold)
+{
+	struct pcpcache_cpu *pc;
+	unsigned int nr_out = 0;
+	bool cached = false;
+	unsigned long flags;
+	LIST_HEAD(out);
+
+	pcpcache_count(PCPCACHE_FREE, 1);
+	if (cold)
+		pcpcache_count(PCPCACHE_FREE_COLD, 1);
+
+	if (!pcpcache_passing_through() && pcpcache_cacheable(page)) {
+		pc = pcpcache_lock_local(flags);
+		cached = mag_put(&pc->mag, &page->lru, cold);
+		if (cached)
+			nr_out = mag_trim(mag_list(&pc->mag, cold), &out);
+		pcpcache_unlock_local(pc, flags);
+	}
+
+	if (!cached) {
+		__free_page(page);
+		pcpcache_count(PCPCACHE_BUDDY_FREE, 1);
+		return;
+	}
+	pcpcache_give_back(&out, nr_out);
+}
+EXPORT_SYMBOL_GPL(pcpcache_free_page);
+
+/* Apply @cfg to every CPU's magazine, one CPU at a time. */
+static void pcpcache_apply(const struct pcpcache_config *cfg, bool drain)
+{
+	unsigned int nr_out;
+	unsigned long flags;
+	int cpu;
+
+	lockdep_assert_held(&pcpcache_config_mutex);
+
+	for_each_possible_cpu(cpu) {
+		struct pcpcache_cpu *pc = per_cpu_ptr(&pcpcache_cpus, cpu);
+		LIST_HEAD(out);
+
+		spin_lock_irqsave(&pc->lock, flags);
+		nr_out = mag_reconfigure(&pc->mag, cfg, &out);
+		if (drain)
+			nr_out += mag_drain(&pc->mag, &out);
+		spin_unlock_irqrestore(&pc->lock, flags);
+
+		pcpcache_give_back(&out, nr_out);
+	}
+}
+
+/* Check @cfg and put it in force, or change nothing. */
+static int pcpcache_commit(const struct pcpcache_config *cfg)
+{
+	const char *bad;
+
+	lockdep_assert_held(&pcpcache_config_mutex);
+
+	bad = pcpcache_config_check(cfg, pcpcache_limit());
+	if (bad)
+		return -EINVAL;
+	if (cfg->mode != pcpcache_config.mode)
+		pcpcache_count(PCPCACHE_MODE_SWITCHES, 1);
+	pcpcache_config = *cfg;
+	pcpcache_apply(cfg, false);
+	return 0;
+}
+
+/**
+ * pcpcache_set_mode - switch every CPU to another mode
+ * @mode: the new mode
+ *
+ * Return: 0, or -EINVAL for an unknown mode.
+ */
+int pcpcache_set_mode(enum pcpcache_mode mode)
+{
+	struct pcpcache_config cfg;
+	int err;
+
+	mutex_lock(&pcpcache_config_mutex);
+	cfg = pcpcache_config;
+	cfg.mode = mode;
+	err = pcpcache_commit(&cfg);
+	mutex_unlock(&pcpcache_config_mutex);
+	return err;
+}
+
+/**
+ * pcpcache_set_knob - change one of batch, high, cold_batch, cold_high
+ * @knob: which one
+ * @value: its new value
+ *
+ * Return: 0, or -EINVAL when the result would break a rule of
+ * pcpcache_config_check(); then nothing changed.
+ */
+int pcpcache_set_knob(enum pcpcache_knob knob, unsigned int value)
+{
+	struct pcpcache_config cfg;
+	int err;
+
+	mutex_lock(&pcpcache_config_mutex);
+	cfg = pcpcache_config;
+	*pcpcache_knob(&cfg, knob) = value;
+	err = pcpcache_commit(&cfg);
+	mutex_unlock(&pcpcache_config_mutex);
+	return err;
+}
+
+/**
+ * pcpcache_get_config - the configuration in force
+ * @cfg: where to copy it
+ */
+void pcpcache_get_config(struct pcpcache_config *cfg)
+{
+	mutex_lock(&pcpcache_config_mutex);
+	*cfg = pcpcache_config;
+	mutex_unlock(&pcpcache_config_mutex);
+}
+
+/**
+ * pcpcache_drain_all - give every CPU's cached pages back
+ */
+void pcpcache_drain_all(void)
+{
+	mutex_lock(&pcpcache_config_mutex);
+	pcpcache_apply(&pcpcache_config, true);
+	mutex_unlock(&pcpcache_config_mutex);
+}
+
+/**
+ * pcpcache_cpu_lists - a consistent copy of one CPU's lists
+ * @cpu: the CPU
+ * @lists: where to copy count, batch and high of each list
+ *
+ * Return: the CPU's mode.
+ */
+enum pcpcache_mode pcpcache_cpu_lists(int cpu, struct pcpcache_list *lists)
+{
+	struct pcpcache_cpu *pc = per_cpu_ptr(&pcpcache_cpus, cpu);
+	enum pcpcache_mode mode;
+	unsigned long flags;
+	int i;
+
+	spin_lock_irqsave(&pc->lock, flags);
+	for (i = 0; i < PCPCACHE_NR_LISTS; i++) {
+		lists[i].count = pc->mag.lists[i].count;
+		lists[i].batch = pc->mag.lists[i].batch;
+		lists[i].high = pc->mag.lists[i].high;
+	}
+	mode = pc->mag.mode;
+	spin_unlock_irqrestore(&pc->lock, flags);
+	return mode;
+}
+
+/**
+ * pcpcache_cached_pages - pages in all magazines
+ *
+ * Return: the sum over every possible CPU, each read under its lock.
+ */
+unsigned long pcpcache_cached_pages(void)
+{
+	struct pcpcache_list lists[PCPCACHE_NR_LISTS];
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		pcpcache_cpu_lists(cpu, lists);
+		sum += lists[PCPCACHE_LIST_HOT].count + lists[PCPCACHE_LIST_COLD].count;
+	}
+	return sum;
+}
+
+/**
+ * pcpcache_core_init - check the load-time configuration, set up magazines
+ *
+ * Return: 0, or -EINVAL with the offending module parameter named in the
+ * kernel log.
+ */
+int pcpcache_core_init(void)
+{
+	const struct pcpcache_config *cfg = &pcpcache_config;
+	unsigned long limit = pcpcache_limit();
+	const char *bad;
+	int cpu;
+
+	bad = pcpcache_config_check(cfg, limit);
+	if (bad) {
+		pr_err("invalid parameter %s: batch=%u high=%u cold_batch=%u cold_high=%u; need 1 <= batch <= high, 1 <= cold_batch <= cold_high, high + cold_high <= %lu\n",
+		       bad, cfg->batch, cfg->high, cfg->cold_batch,
+		       cfg->cold_high, limit);
+		return -EINVAL;
+	}
+
+	for_each_possible_cpu(cpu) {
+		struct pcpcache_cpu *pc = per_cpu_ptr(&pcpcache_cpus, cpu);
+
+		spin_lock_init(&pc->lock);
+		mag_init(&pc->mag, cfg);
+	}
+	return 0;
+}
+
+/**
+ * pcpcache_core_exit - give every cached page back
+ *
+ * Nobody can allocate or free any more: users of the exported API and
+ * open files hold a reference on the module.
+ */
+void pcpcache_core_exit(void)
+{
+	pcpcache_drain_all();
+}

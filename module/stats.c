@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pcpcache counters and their one reader, the debugfs "stats" file.
+ *
+ * Writers only ever add to their own CPU's block; readers sum every
+ * possible CPU's block, so a count survives its CPU going offline.
+ */
+#include <linux/cpumask.h>
+#include <linux/seq_file.h>
+
+#include "pcpcache.h"
+
+DEFINE_PER_CPU_ALIGNED(struct pcpcache_stats, pcpcache_stats);
+
+static const char * const pcpcache_stat_names[PCPCACHE_NR_STATS] = {
+	[PCPCACHE_ALLOC]	= "alloc",
+	[PCPCACHE_ALLOC_HIT]	= "alloc_hit",
+	[PCPCACHE_ALLOC_MISS]	= "alloc_miss",
+	[PCPCACHE_ALLOC_COLD]	= "alloc_cold",
+	[PCPCACHE_ALLOC_FAIL]	= "alloc_fail",
+	[PCPCACHE_FREE]		= "free",
+	[PCPCACHE_FREE_COLD]	= "free_cold",
+	[PCPCACHE_REFILL]	= "refill",
+	[PCPCACHE_REFILL_PAGES]	= "refill_pages",
+	[PCPCACHE_DRAIN]	= "drain",
+	[PCPCACHE_DRAIN_PAGES]	= "drain_pages",
+	[PCPCACHE_BUDDY_ALLOC]	= "buddy_alloc",
+	[PCPCACHE_BUDDY_FREE]	= "buddy_free",
+	[PCPCACHE_MODE_SWITCHES] = "mode_switches",
+};
+
+static void pcpcache_stats_sum(unsigned long sum[PCPCACHE_NR_STATS])
+{
+	int cpu, i;
+
+	memset(sum, 0, sizeof(unsigned long) * PCPCACHE_NR_STATS);
+	for_each_possible_cpu(cpu) {
+		struct pcpcache_stats *s = per_cpu_ptr(&pcpcache_stats, cpu);
+
+		for (i = 0; i < PCPCACHE_NR_STATS; i++)
+			sum[i] += READ_ONCE(s->count[i]);
+	}
+}
+
+/**
+ * pcpcache_stats_show - print the counters, one "name value" per line
+ * @m: the seq_file of the stats file
+ *
+ * Then two derived values: cached, the pages in all magazines, and held,
+ * the pages handed out and not yet freed. Whenever no operation is in
+ * flight, buddy_alloc - buddy_free == cached + held. held is signed: the
+ * sum is not a snapshot, and a CPU read early may miss an allocation whose
+ * page a CPU read later has already freed.
+ */
+void pcpcache_stats_show(struct seq_file *m)
+{
+	unsigned long sum[PCPCACHE_NR_STATS];
+	int i;
+
+	pcpcache_stats_sum(sum);
+	for (i = 0; i < PCPCACHE_NR_STATS; i++)
+		seq_printf(m, "%s %lu\n", pcpcache_stat_names[i], sum[i]);
+	seq_printf(m, "cached %lu\n", pcpcache_cached_pages());
+	seq_printf(m, "held %ld\n",
+		   (long)(sum[PCPCACHE_ALLOC] - sum[PCPCACHE_FREE]));
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pcpcache counters: per CPU, each CPU's block on its own cache line, summed
+ * when read.
+ */
+#ifndef _PCPCACHE_STATS_H
+#define _PCPCACHE_STATS_H
+
+#include <linux/percpu.h>
+
+struct seq_file;
+
+/* The order is the order of /sys/kernel/debug/pcpcache/stats. */
+enum pcpcache_stat {
+	PCPCACHE_ALLOC,		/* pages handed out */
+	PCPCACHE_ALLOC_HIT,	/* ... taken from a magazine */
+	PCPCACHE_ALLOC_MISS,	/* ... taken from the buddy allocator */
+	PCPCACHE_ALLOC_COLD,	/* ... asked for cold */
+	PCPCACHE_ALLOC_FAIL,	/* allocations that returned NULL */
+	PCPCACHE_FREE,		/* pages given back by users */
+	PCPCACHE_FREE_COLD,	/* ... freed cold */
+	PCPCACHE_REFILL,	/* batches taken from the buddy allocator */
+	PCPCACHE_REFILL_PAGES,	/* ... and the pages in them */
+	PCPCACHE_DRAIN,		/* batches given back to the buddy allocator */
+	PCPCACHE_DRAIN_PAGES,	/* ... and the pages in them */
+	PCPCACHE_BUDDY_ALLOC,	/* every page taken from the buddy allocator */
+	PCPCACHE_BUDDY_FREE,	/* every page given back to it */
+	PCPCACHE_MODE_SWITCHES,	/* writes that changed the mode */
+	PCPCACHE_NR_STATS,
+};
+
+struct pcpcache_stats {
+	unsigned long count[PCPCACHE_NR_STATS];
+};
+
+DECLARE_PER_CPU_ALIGNED(struct pcpcache_stats, pcpcache_stats);
+
+/*
+ * this_cpu_add() is safe against preemption and interrupts on its own, so
+ * counting needs no lock and may happen after the magazine lock is dropped.
+ */
+static inline void pcpcache_count(enum pcpcache_stat item, unsigned long nr)
+{
+	this_cpu_add(pcpcache_stats.count[item], nr);
+}
+
+void pcpcache_stats_show(struct seq_file *m);
+
+#endif /* _PCPCACHE_STATS_H */
