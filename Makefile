@@ -25,7 +25,8 @@ KSFT_FILES := tools/testing/selftests/Makefile tools/testing/selftests/lib.mk \
 	tools/testing/selftests/kselftest.h \
 	tools/testing/selftests/kselftest_harness.h \
 	tools/testing/selftests/kselftest \
-	tools/testing/selftests/run_kselftest.sh scripts/subarch.include
+	tools/testing/selftests/run_kselftest.sh scripts/subarch.include \
+	tools/include
 
 all: module selftests
 
@@ -36,7 +37,8 @@ module:
 	@test -n "$(KDIR)" || { echo "no kernel headers found: run 'make deps' or set KDIR" >&2; exit 1; }
 	$(MAKE) -C module KDIR=$(KDIR)
 
-$(KSFT_DIR)/lib.mk:
+# Extracted again when this Makefile (and so the list above) changes.
+$(KSFT_DIR)/lib.mk: Makefile
 	@test -n "$(KSRC_TAR)" || { echo "no /usr/src/linux-source-*.tar.xz: run 'make deps'" >&2; exit 1; }
 	mkdir -p $(BUILD)/linux
 	tar -xJf $(KSRC_TAR) -C $(BUILD)/linux --strip-components=1 \
@@ -47,8 +49,10 @@ ksft: $(KSFT_DIR)/lib.mk
 
 # Build the selftests the way the kernel does: copied in as a TARGET of
 # tools/testing/selftests and installed with run_kselftest.sh.
+# The UAPI header goes where "make headers_install" would put it.
 selftests: ksft
 	rm -rf $(KSFT_DIR)/pcpcache $(BUILD)/kselftest
+	install -D -m 644 include/uapi/linux/pcpcache.h $(BUILD)/linux/usr/include/linux/pcpcache.h
 	cp -r selftests/pcpcache $(KSFT_DIR)/pcpcache
 	$(MAKE) -s -C $(KSFT_DIR) TARGETS=pcpcache KSFT_INSTALL_PATH=$(BUILD)/kselftest install
 

@@ -5,44 +5,16 @@
  * loaded again and again.
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <stdarg.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "pcpcache_util.h"
 
-#define DEBUGFS_DIR	"/sys/kernel/debug/pcpcache"
-#define SYSFS_MODULE	"/sys/module/pcpcache"
+#define DEBUGFS_DIR	PCP_DIR
+#define SYSFS_MODULE	PCP_SYSFS
 #define RELOAD_CYCLES	20
-
-/* Run a shell command quietly; its exit status, or -1 when it did not exit. */
-static int run(const char *fmt, ...)
-{
-	char cmd[256];
-	va_list ap;
-	int status;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	status = system(cmd);
-	if (status == -1 || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
-static bool exists(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0;
-}
 
 static bool is_dir(const char *path)
 {
@@ -51,68 +23,38 @@ static bool is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static bool debugfs_mounted(void)
-{
-	char line[512];
-	bool found = false;
-	FILE *f = fopen("/proc/mounts", "r");
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, " /sys/kernel/debug debugfs ");
-	fclose(f);
-	return found;
-}
-
-/* Read a small file into @buf; the number of bytes read, or -errno. */
-static ssize_t read_file(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	if (!f)
-		return -errno;
-	n = fread(buf, 1, size - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return n;
-}
-
 FIXTURE(pcpcache) {
 };
 
 FIXTURE_SETUP(pcpcache)
 {
-	if (geteuid() != 0)
-		SKIP(return, "loading modules needs root");
-	if (!debugfs_mounted())
-		SKIP(return, "debugfs is not mounted on /sys/kernel/debug");
-	if (run("modinfo pcpcache >/dev/null 2>&1") != 0)
-		SKIP(return, "modprobe cannot find pcpcache.ko (not installed?)");
-	if (exists(SYSFS_MODULE))
-		ASSERT_EQ(0, run("rmmod pcpcache"));
+	const char *why = pcp_skip_reason();
+
+	if (why)
+		SKIP(return, "%s", why);
+	if (pcp_exists(SYSFS_MODULE))
+		ASSERT_EQ(0, pcp_run("rmmod pcpcache"));
 }
 
 FIXTURE_TEARDOWN(pcpcache)
 {
-	if (exists(SYSFS_MODULE))
-		run("rmmod pcpcache");
+	if (pcp_exists(SYSFS_MODULE))
+		pcp_run("rmmod pcpcache");
 }
 
 TEST_F(pcpcache, debugfs_dir_follows_module)
 {
-	ASSERT_FALSE(exists(DEBUGFS_DIR));
+	ASSERT_FALSE(pcp_exists(DEBUGFS_DIR));
 
-	ASSERT_EQ(0, run("modprobe pcpcache"));
-	ASSERT_TRUE(exists(SYSFS_MODULE));
+	ASSERT_EQ(0, pcp_run("modprobe pcpcache"));
+	ASSERT_TRUE(pcp_exists(SYSFS_MODULE));
 	ASSERT_TRUE(is_dir(DEBUGFS_DIR)) {
 		TH_LOG("%s missing after modprobe", DEBUGFS_DIR);
 	}
 
-	ASSERT_EQ(0, run("rmmod pcpcache"));
-	ASSERT_FALSE(exists(SYSFS_MODULE));
-	ASSERT_FALSE(exists(DEBUGFS_DIR)) {
+	ASSERT_EQ(0, pcp_run("rmmod pcpcache"));
+	ASSERT_FALSE(pcp_exists(SYSFS_MODULE));
+	ASSERT_FALSE(pcp_exists(DEBUGFS_DIR)) {
 		TH_LOG("%s left behind after rmmod", DEBUGFS_DIR);
 	}
 }
@@ -121,8 +63,8 @@ TEST_F(pcpcache, default_mode_is_single)
 {
 	char buf[128];
 
-	ASSERT_EQ(0, run("modprobe pcpcache"));
-	ASSERT_LT(0, read_file(DEBUGFS_DIR "/mode", buf, sizeof(buf)));
+	ASSERT_EQ(0, pcp_run("modprobe pcpcache"));
+	ASSERT_LT(0, pcp_read_file(DEBUGFS_DIR "/mode", buf, sizeof(buf)));
 	ASSERT_STREQ("passthrough [single] split\n", buf);
 }
 
@@ -137,13 +79,13 @@ TEST_F(pcpcache, mode_parameter_sets_mode)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(expect); i += 2) {
-		ASSERT_EQ(0, run("modprobe pcpcache mode=%s", expect[i]));
-		ASSERT_LT(0, read_file(DEBUGFS_DIR "/mode", buf, sizeof(buf)));
+		ASSERT_EQ(0, pcp_run("modprobe pcpcache mode=%s", expect[i]));
+		ASSERT_LT(0, pcp_read_file(DEBUGFS_DIR "/mode", buf, sizeof(buf)));
 		EXPECT_STREQ(expect[i + 1], buf);
-		ASSERT_LT(0, read_file(SYSFS_MODULE "/parameters/mode", buf,
+		ASSERT_LT(0, pcp_read_file(SYSFS_MODULE "/parameters/mode", buf,
 				       sizeof(buf)));
 		EXPECT_STREQ(expect[i + 1], buf);
-		ASSERT_EQ(0, run("rmmod pcpcache"));
+		ASSERT_EQ(0, pcp_run("rmmod pcpcache"));
 	}
 }
 
@@ -155,15 +97,71 @@ TEST_F(pcpcache, bad_mode_parameter_fails_load)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		EXPECT_NE(0, run("modprobe pcpcache mode=%s 2>/dev/null", bad[i])) {
+		EXPECT_NE(0, pcp_run("modprobe pcpcache mode=%s 2>/dev/null", bad[i])) {
 			TH_LOG("mode=%s was accepted", bad[i]);
 		}
-		EXPECT_FALSE(exists(SYSFS_MODULE));
-		if (exists(SYSFS_MODULE))
-			run("rmmod pcpcache");
+		EXPECT_FALSE(pcp_exists(SYSFS_MODULE));
+		if (pcp_exists(SYSFS_MODULE))
+			pcp_run("rmmod pcpcache");
 	}
 	/* The kernel names the parameter that was refused. */
-	EXPECT_EQ(0, run("dmesg | grep -q \"invalid for parameter \\`mode'\""));
+	EXPECT_EQ(0, pcp_run("dmesg | grep -q \"invalid for parameter \\`mode'\""));
+}
+
+TEST_F(pcpcache, knob_parameters_set_knobs)
+{
+	static const char * const knobs[] = { "batch", "high", "cold_batch",
+					      "cold_high" };
+	static const long want[] = { 8, 64, 4, 16 };
+	char path[128], buf[64];
+	long val;
+	size_t i;
+
+	ASSERT_EQ(0, pcp_run("modprobe pcpcache batch=8 high=64 cold_batch=4 cold_high=16"));
+	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
+		ASSERT_EQ(0, pcp_read_long(knobs[i], &val));
+		EXPECT_EQ(want[i], val) {
+			TH_LOG("%s", knobs[i]);
+		}
+		snprintf(path, sizeof(path), SYSFS_MODULE "/parameters/%s",
+			 knobs[i]);
+		ASSERT_LT(0, pcp_read_file(path, buf, sizeof(buf)));
+		EXPECT_EQ(want[i], atol(buf));
+	}
+}
+
+/* Each bad value fails the load and the kernel log names the parameter. */
+TEST_F(pcpcache, bad_knob_parameters_fail_load)
+{
+	static const char * const bad[][2] = {
+		{ "batch=0", "batch" },
+		{ "batch=abc", "batch" },
+		{ "batch=-1", "batch" },
+		{ "batch=379", "batch" },
+		{ "high=62", "high=62" },
+		{ "high=4294967296", "high" },
+		{ "cold_batch=0", "cold_batch" },
+		{ "cold_batch=127", "cold_batch" },
+		{ "high=4000000000", "high" },
+		{ "cold_high=4000000000", "cold_high" },
+		{ "batch=8x", "batch" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		pcp_run("dmesg -c >/dev/null");
+		EXPECT_NE(0, pcp_run("modprobe pcpcache %s 2>/dev/null", bad[i][0])) {
+			TH_LOG("%s was accepted", bad[i][0]);
+		}
+		EXPECT_FALSE(pcp_exists(SYSFS_MODULE));
+		if (pcp_exists(SYSFS_MODULE))
+			pcp_run("rmmod pcpcache");
+		EXPECT_EQ(0, pcp_run("dmesg | grep pcpcache | grep -q -- '%s'",
+				 bad[i][1])) {
+			TH_LOG("no message naming %s after %s", bad[i][1],
+			       bad[i][0]);
+		}
+	}
 }
 
 TEST_F(pcpcache, reload_cycles)
@@ -171,14 +169,14 @@ TEST_F(pcpcache, reload_cycles)
 	int i;
 
 	for (i = 0; i < RELOAD_CYCLES; i++) {
-		ASSERT_EQ(0, run("modprobe pcpcache")) {
+		ASSERT_EQ(0, pcp_run("modprobe pcpcache")) {
 			TH_LOG("load %d failed", i);
 		}
 		ASSERT_TRUE(is_dir(DEBUGFS_DIR));
-		ASSERT_EQ(0, run("rmmod pcpcache")) {
+		ASSERT_EQ(0, pcp_run("rmmod pcpcache")) {
 			TH_LOG("unload %d failed", i);
 		}
-		ASSERT_FALSE(exists(DEBUGFS_DIR));
+		ASSERT_FALSE(pcp_exists(DEBUGFS_DIR));
 	}
 }
 

@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests of the magazine list discipline (module/magazine.c) and
+ * the configuration rules (module/policy.c), built against the kernel's
+ * tools/include/linux/list.h.
+ */
+#include <limits.h>
+#include <stdio.h>
+
+#include "kselftest_harness.h"
+
+#include "../magazine.h"
+
+#define NR_PAGES 64
+
+/* A stand-in for struct page: only the list node matters here. */
+struct tpage {
+	struct list_head lru;
+	int id;
+};
+
+static const struct pcpcache_config defaults = {
+	.mode = PCPCACHE_MODE_SINGLE,
+	.batch = 4, .high = 8, .cold_batch = 2, .cold_high = 4,
+};
+
+static int id_of(struct list_head *node)
+{
+	return node ? list_entry(node, struct tpage, lru)->id : -1;
+}
+
+static int list_len(struct list_head *head)
+{
+	struct list_head *pos;
+	int n = 0;
+
+	list_for_each(pos, head)
+		n++;
+	return n;
+}
+
+/* Write the ids of @head into @buf as "1 2 3". */
+static const char *ids(struct list_head *head, char *buf, size_t size)
+{
+	struct tpage *p;
+	size_t pos = 0;
+
+	buf[0] = '\0';
+	list_for_each_entry(p, head, lru)
+		pos += snprintf(buf + pos, size - pos, "%s%d", pos ? " " : "",
+				p->id);
+	return buf;
+}
+
+FIXTURE(mag) {
+	struct pcpcache_mag mag;
+	struct tpage pages[NR_PAGES];
+	struct list_head out;
+	char buf[512];
+};
+
+FIXTURE_SETUP(mag)
+{
+	int i;
+
+	mag_init(&self->mag, &defaults);
+	for (i = 0; i < NR_PAGES; i++)
+		self->pages[i].id = i;
+	INIT_LIST_HEAD(&self->out);
+}
+
+FIXTURE_TEARDOWN(mag)
+{
+}
+
+/* Put pages [from, to) without trimming. */
+static void put_range(struct pcpcache_mag *mag, struct tpage *pages, int from,
+		      int to, bool cold)
+{
+	int i;
+
+	for (i = from; i < to; i++)
+		mag_put(mag, &pages[i].lru, cold);
+}
+
+/* Every page is in exactly one of the magazine and @out, none twice. */
+static bool conserved(struct pcpcache_mag *mag, struct list_head *out,
+		      int nr)
+{
+	int seen[NR_PAGES] = { 0 };
+	struct tpage *p;
+	int i, total = 0;
+
+	for (i = 0; i < PCPCACHE_NR_LISTS; i++) {
+		if ((int)mag->lists[i].count != list_len(&mag->lists[i].pages))
+			return false;
+		list_for_each_entry(p, &mag->lists[i].pages, lru)
+			seen[p->id]++, total++;
+	}
+	list_for_each_entry(p, out, lru)
+		seen[p->id]++, total++;
+	for (i = 0; i < nr; i++)
+		if (seen[i] != 1)
+			return false;
+	return total == nr;
+}
+
+TEST_F(mag, single_hot_is_lifo)
+{
+	put_range(&self->mag, self->pages, 0, 3, false);
+	EXPECT_STREQ("2 1 0", ids(&self->mag.lists[0].pages, self->buf,
+				   sizeof(self->buf)));
+	EXPECT_EQ(2, id_of(mag_take(&self->mag, false)));
+	EXPECT_EQ(1, id_of(mag_take(&self->mag, false)));
+	EXPECT_EQ(1U, self->mag.lists[PCPCACHE_LIST_HOT].count);
+}
+
+TEST_F(mag, single_cold_goes_to_tail)
+{
+	put_range(&self->mag, self->pages, 0, 2, false);
+	put_range(&self->mag, self->pages, 2, 4, true);
+	EXPECT_STREQ("1 0 2 3", ids(&self->mag.lists[0].pages, self->buf,
+				     sizeof(self->buf)));
+	/* cold takes the coldest, hot the hottest */
+	EXPECT_EQ(3, id_of(mag_take(&self->mag, true)));
+	EXPECT_EQ(1, id_of(mag_take(&self->mag, false)));
+	EXPECT_EQ(0U, self->mag.lists[PCPCACHE_LIST_COLD].count);
+}
+
+TEST_F(mag, split_lists_are_separate)
+{
+	struct pcpcache_config cfg = defaults;
+
+	cfg.mode = PCPCACHE_MODE_SPLIT;
+	ASSERT_EQ(0U, mag_reconfigure(&self->mag, &cfg, &self->out));
+	put_range(&self->mag, self->pages, 0, 2, false);
+	put_range(&self->mag, self->pages, 2, 4, true);
+	EXPECT_EQ(2U, self->mag.lists[PCPCACHE_LIST_HOT].count);
+	EXPECT_EQ(2U, self->mag.lists[PCPCACHE_LIST_COLD].count);
+	/* each list is LIFO on its own */
+	EXPECT_EQ(3, id_of(mag_take(&self->mag, true)));
+	EXPECT_EQ(1, id_of(mag_take(&self->mag, false)));
+}
+
+/* A cold request with an empty cold list is a miss, even with hot pages. */
+TEST_F(mag, split_cold_miss_never_takes_hot)
+{
+	struct pcpcache_config cfg = defaults;
+
+	cfg.mode = PCPCACHE_MODE_SPLIT;
+	mag_reconfigure(&self->mag, &cfg, &self->out);
+	put_range(&self->mag, self->pages, 0, 3, false);
+	EXPECT_EQ(NULL, mag_take(&self->mag, true));
+	EXPECT_EQ(3U, self->mag.lists[PCPCACHE_LIST_HOT].count);
+	put_range(&self->mag, self->pages, 3, 4, true);
+	put_range(&self->mag, self->pages, 4, 5, false);
+	mag_take(&self->mag, false);
+	mag_take(&self->mag, false);
+	mag_take(&self->mag, false);
+	mag_take(&self->mag, false);
+	EXPECT_EQ(NULL, mag_take(&self->mag, false));
+	EXPECT_EQ(3, id_of(mag_take(&self->mag, true)));
+}
+
+TEST_F(mag, passthrough_caches_nothing)
+{
+	struct pcpcache_config cfg = defaults;
+
+	cfg.mode = PCPCACHE_MODE_PASSTHROUGH;
+	mag_reconfigure(&self->mag, &cfg, &self->out);
+	EXPECT_EQ(NULL, mag_list(&self->mag, false));
+	EXPECT_FALSE(mag_put(&self->mag, &self->pages[0].lru, false));
+	EXPECT_FALSE(mag_put(&self->mag, &self->pages[0].lru, true));
+	EXPECT_EQ(NULL, mag_take(&self->mag, false));
+	EXPECT_EQ(0U, mag_count(&self->mag));
+}
+
+/* Over high, batch pages leave from the cold end, in order. */
+TEST_F(mag, trim_drains_batch_from_cold_end)
+{
+	struct pcpcache_list *list = &self->mag.lists[PCPCACHE_LIST_HOT];
+
+	put_range(&self->mag, self->pages, 0, 8, false);
+	EXPECT_EQ(0U, mag_trim(list, &self->out));
+	put_range(&self->mag, self->pages, 8, 9, false);
+	EXPECT_EQ(4U, mag_trim(list, &self->out));
+	EXPECT_STREQ("3 2 1 0", ids(&self->out, self->buf, sizeof(self->buf)));
+	EXPECT_STREQ("8 7 6 5 4", ids(&list->pages, self->buf,
+				       sizeof(self->buf)));
+	EXPECT_EQ(5U, list->count);
+	EXPECT_TRUE(conserved(&self->mag, &self->out, 9));
+}
+
+TEST_F(mag, refill_goes_behind_freed_pages)
+{
+	struct pcpcache_list *list = &self->mag.lists[PCPCACHE_LIST_HOT];
+	LIST_HEAD(fresh);
+
+	put_range(&self->mag, self->pages, 0, 1, false);
+	list_add_tail(&self->pages[1].lru, &fresh);
+	list_add_tail(&self->pages[2].lru, &fresh);
+	mag_add_refill(list, &fresh, 2);
+	EXPECT_TRUE(list_empty(&fresh));
+	EXPECT_STREQ("0 1 2", ids(&list->pages, self->buf, sizeof(self->buf)));
+	EXPECT_EQ(3U, list->count);
+}
+
+TEST_F(mag, leaving_split_appends_cold_list)
+{
+	struct pcpcache_config cfg = defaults;
+
+	cfg.mode = PCPCACHE_MODE_SPLIT;
+	mag_reconfigure(&self->mag, &cfg, &self->out);
+	put_range(&self->mag, self->pages, 0, 2, false);
+	put_range(&self->mag, self->pages, 2, 4, true);
+	cfg.mode = PCPCACHE_MODE_SINGLE;
+	EXPECT_EQ(0U, mag_reconfigure(&self->mag, &cfg, &self->out));
+	EXPECT_STREQ("1 0 3 2", ids(&self->mag.lists[0].pages, self->buf,
+				     sizeof(self->buf)));
+	EXPECT_EQ(4U, self->mag.lists[PCPCACHE_LIST_HOT].count);
+	EXPECT_EQ(0U, self->mag.lists[PCPCACHE_LIST_COLD].count);
+}
+
+TEST_F(mag, entering_split_keeps_list_as_hot)
+{
+	struct pcpcache_config cfg = defaults;
+
+	put_range(&self->mag, self->pages, 0, 3, false);
+	cfg.mode = PCPCACHE_MODE_SPLIT;
+	EXPECT_EQ(0U, mag_reconfigure(&self->mag, &cfg, &self->out));
+	EXPECT_EQ(3U, self->mag.lists[PCPCACHE_LIST_HOT].count);
+	EXPECT_EQ(NULL, mag_take(&self->mag, true));
+	EXPECT_EQ(2, id_of(mag_take(&self->mag, false)));
+}
+
+TEST_F(mag, passthrough_gives_everything_back)
+{
+	struct pcpcache_config cfg = defaults;
+
+	cfg.mode = PCPCACHE_MODE_SPLIT;
+	mag_reconfigure(&self->mag, &cfg, &self->out);
+	put_range(&self->mag, self->pages, 0, 5, false);
+	put_range(&self->mag, self->pages, 5, 8, true);
+	cfg.mode = PCPCACHE_MODE_PASSTHROUGH;
+	EXPECT_EQ(8U, mag_reconfigure(&self->mag, &cfg, &self->out));
+	EXPECT_EQ(0U, mag_count(&self->mag));
+	EXPECT_TRUE(conserved(&self->mag, &self->out, 8));
+}
+
+/* Every (count, high): the surplus leaves coldest first, order intact. */
+TEST_F(mag, shrinking_high_cuts_the_cold_end)
+{
+	struct pcpcache_config cfg = defaults;
+	int count, high, i;
+
+	cfg.high = NR_PAGES;
+	cfg.batch = 1;
+	for (count = 0; count <= 20; count++) {
+		for (high = 1; high <= 21; high++) {
+			char want[256] = "";
+			size_t pos = 0;
+
+			cfg.high = NR_PAGES;
+			mag_init(&self->mag, &cfg);
+			INIT_LIST_HEAD(&self->out);
+			put_range(&self->mag, self->pages, 0, count, false);
+			cfg.high = high;
+			EXPECT_EQ((unsigned int)(count > high ? count - high : 0),
+				  mag_reconfigure(&self->mag, &cfg, &self->out));
+			/* put at the head, so the coldest is page 0 */
+			for (i = count > high ? count - high - 1 : -1; i >= 0; i--)
+				pos += snprintf(want + pos, sizeof(want) - pos,
+						"%s%d", pos ? " " : "", i);
+			EXPECT_STREQ(want, ids(&self->out, self->buf,
+					       sizeof(self->buf)));
+			EXPECT_EQ((unsigned int)(count > high ? high : count),
+				  self->mag.lists[0].count);
+			EXPECT_TRUE(conserved(&self->mag, &self->out, count));
+		}
+	}
+}
+
+TEST_F(mag, drain_empties_both_lists)
+{
+	struct pcpcache_config cfg = defaults;
+
+	cfg.mode = PCPCACHE_MODE_SPLIT;
+	mag_reconfigure(&self->mag, &cfg, &self->out);
+	put_range(&self->mag, self->pages, 0, 3, false);
+	put_range(&self->mag, self->pages, 3, 6, true);
+	EXPECT_EQ(6U, mag_drain(&self->mag, &self->out));
+	EXPECT_EQ(0U, mag_count(&self->mag));
+	EXPECT_EQ(PCPCACHE_MODE_SPLIT, self->mag.mode);
+	EXPECT_TRUE(conserved(&self->mag, &self->out, 6));
+	EXPECT_EQ(0U, mag_drain(&self->mag, &self->out));
+}
+
+TEST(config_rules)
+{
+	const struct {
+		struct pcpcache_config cfg;
+		unsigned long max;
+		const char *bad;
+	} cases[] = {
+		{ { 1, 63, 378, 31, 126 }, 504, NULL },
+		{ { 1, 63, 378, 31, 126 }, 503, "high" },
+		{ { 1, 1, 1, 1, 1 }, 2, NULL },
+		{ { 2, 1, 1, 1, 1 }, 2, NULL },
+		{ { 0, 1, 1, 1, 1 }, 2, NULL },
+		{ { 3, 1, 1, 1, 1 }, 2, "mode" },
+		{ { -1, 1, 1, 1, 1 }, 2, "mode" },
+		{ { 1, 0, 8, 1, 1 }, 100, "batch" },
+		{ { 1, 9, 8, 1, 1 }, 100, "batch" },
+		{ { 1, 8, 8, 0, 4 }, 100, "cold_batch" },
+		{ { 1, 8, 8, 5, 4 }, 100, "cold_batch" },
+		{ { 1, 8, 8, 4, 96 }, 100, "cold_high" },
+		{ { 1, 8, 8, 4, 92 }, 100, NULL },
+		{ { 1, 1, UINT_MAX, 1, UINT_MAX }, ULONG_MAX, NULL },
+		{ { 1, 1, UINT_MAX, 1, UINT_MAX }, 2UL * UINT_MAX - 1, "high" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		const char *want = cases[i].bad;
+		const char *bad = pcpcache_config_check(&cases[i].cfg,
+							cases[i].max);
+		bool ok = want ? bad && !strcmp(want, bad) : !bad;
+
+		EXPECT_TRUE(ok) {
+			TH_LOG("case %u: want %s, got %s", i,
+			       want ? want : "NULL", bad ? bad : "NULL");
+		}
+	}
+}
+
+TEST(defaults_mirror_2_6_23)
+{
+	EXPECT_EQ(63, PCPCACHE_DEFAULT_BATCH);
+	EXPECT_EQ(378, PCPCACHE_DEFAULT_HIGH);
+	EXPECT_EQ(31, PCPCACHE_DEFAULT_COLD_BATCH);
+	EXPECT_EQ(126, PCPCACHE_DEFAULT_COLD_HIGH);
+}
+
+TEST(max_per_cpu)
+{
+	EXPECT_EQ(0UL, pcpcache_max_per_cpu(262144, 0));
+	/* 1 GiB, 4 CPUs: a quarter of RAM is 65536 pages, 16384 each */
+	EXPECT_EQ(16384UL, pcpcache_max_per_cpu(262144, 4));
+	EXPECT_EQ(0UL, pcpcache_max_per_cpu(3, 1));
+}
+
+TEST(knobs)
+{
+	struct pcpcache_config cfg = { 1, 10, 20, 30, 40 };
+	const char * const names[] = { "batch", "high", "cold_batch",
+				       "cold_high" };
+	int k;
+
+	for (k = 0; k < PCPCACHE_NR_KNOBS; k++) {
+		EXPECT_STREQ(names[k], pcpcache_knob_name(k));
+		EXPECT_EQ((unsigned int)(10 * (k + 1)), *pcpcache_knob(&cfg, k));
+	}
+	EXPECT_EQ(NULL, pcpcache_knob_name(PCPCACHE_NR_KNOBS));
+	EXPECT_EQ(NULL, pcpcache_knob(&cfg, PCPCACHE_NR_KNOBS));
+}
+
+TEST_HARNESS_MAIN

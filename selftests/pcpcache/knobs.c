@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The debugfs files of pcpcache: permissions, the knobs and their rules,
+ * every mode switch with pages cached, drain, pagesets and stats. Each test
+ * starts from a freshly loaded module with the defaults.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "pcpcache_util.h"
+
+static const char * const knob_names[] = { "batch", "high", "cold_batch",
+					   "cold_high" };
+static const char * const mode_names[] = { "passthrough", "single", "split" };
+
+/* What the files say about the configuration. */
+struct config {
+	char mode[64];
+	long knob[4];
+};
+
+static int read_config(struct config *c)
+{
+	size_t i;
+	int err;
+
+	if (pcp_read_file(PCP_DIR "/mode", c->mode, sizeof(c->mode)) < 0)
+		return -1;
+	for (i = 0; i < ARRAY_SIZE(knob_names); i++) {
+		err = pcp_read_long(knob_names[i], &c->knob[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static bool same_config(const struct config *a, const struct config *b)
+{
+	return !strcmp(a->mode, b->mode) &&
+	       !memcmp(a->knob, b->knob, sizeof(a->knob));
+}
+
+/* Allocate @nr pages on every CPU and free them there: fills the caches. */
+static int fill_caches(int nr)
+{
+	int cpu, fd, err = 0;
+
+	fd = pcp_open_user();
+	if (fd < 0)
+		return fd;
+	for (cpu = 0; cpu < pcp_nr_cpus() && !err; cpu++) {
+		err = pcp_pin(cpu);
+		if (!err)
+			err = pcp_alloc(fd, nr, 0, NULL);
+		if (!err)
+			err = pcp_free(fd, nr / 2, 0, NULL);
+		if (!err)
+			err = pcp_free(fd, nr - nr / 2, PCPCACHE_COLD, NULL);
+	}
+	close(fd);
+	return err;
+}
+
+FIXTURE(knobs) {
+	struct pcp_stats st;
+	char why[256];
+};
+
+FIXTURE_SETUP(knobs)
+{
+	const char *why = pcp_skip_reason();
+
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, pcp_reload(NULL));
+}
+
+FIXTURE_TEARDOWN(knobs)
+{
+	if (pcp_exists(PCP_SYSFS))
+		pcp_run("rmmod pcpcache");
+}
+
+#define ASSERT_BOOKS_BALANCE()						\
+	do {								\
+		ASSERT_EQ(0, pcp_read_stats(&self->st));		\
+		ASSERT_TRUE(pcp_books_balance(&self->st, self->why,	\
+					      sizeof(self->why))) {	\
+			TH_LOG("%s", self->why);			\
+		}							\
+	} while (0)
+
+TEST_F(knobs, files_are_root_only)
+{
+	static const struct {
+		const char *name;
+		mode_t mode;
+	} files[] = {
+		{ "mode", 0600 }, { "batch", 0600 }, { "high", 0600 },
+		{ "cold_batch", 0600 }, { "cold_high", 0600 },
+		{ "stats", 0400 }, { "pagesets", 0400 }, { "drain", 0200 },
+		{ "user", 0600 },
+	};
+	char path[128];
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		snprintf(path, sizeof(path), PCP_DIR "/%s", files[i].name);
+		ASSERT_EQ(0, stat(path, &st)) {
+			TH_LOG("%s: %s", path, strerror(errno));
+		}
+		EXPECT_EQ(files[i].mode, st.st_mode & 0777) {
+			TH_LOG("%s is %o", path, st.st_mode & 0777);
+		}
+		EXPECT_EQ(0U, st.st_uid);
+	}
+}
+
+TEST_F(knobs, defaults_are_2_6_23)
+{
+	struct config c;
+
+	ASSERT_EQ(0, read_config(&c));
+	EXPECT_STREQ("passthrough [single] split\n", c.mode);
+	EXPECT_EQ(63, c.knob[0]);
+	EXPECT_EQ(378, c.knob[1]);
+	EXPECT_EQ(31, c.knob[2]);
+	EXPECT_EQ(126, c.knob[3]);
+}
+
+TEST_F(knobs, writes_take_effect_everywhere)
+{
+	struct pcp_pageset sets[PCP_MAX_CPUS];
+	char buf[64];
+	long val;
+	int i, nr;
+
+	ASSERT_EQ(0, pcp_write("batch", "8\n"));
+	ASSERT_EQ(0, pcp_write("high", "40"));
+	/* batch <= high holds after each write, so the order matters */
+	ASSERT_EQ(-EINVAL, pcp_write("cold_high", "20\n"));
+	ASSERT_EQ(0, pcp_write("cold_batch", "5"));
+	ASSERT_EQ(0, pcp_write("cold_high", "20\n"));
+	ASSERT_EQ(0, pcp_read_long("batch", &val));
+	EXPECT_EQ(8, val);
+	ASSERT_EQ(0, pcp_read_long("high", &val));
+	EXPECT_EQ(40, val);
+	ASSERT_EQ(0, pcp_read_long("cold_batch", &val));
+	EXPECT_EQ(5, val);
+	ASSERT_EQ(0, pcp_read_long("cold_high", &val));
+	EXPECT_EQ(20, val);
+	ASSERT_LT(0, pcp_read_file(PCP_SYSFS "/parameters/high", buf,
+				   sizeof(buf)));
+	EXPECT_STREQ("40\n", buf);
+
+	ASSERT_EQ(0, pcp_write("mode", "split\n"));
+	nr = pcp_read_pagesets(sets, PCP_MAX_CPUS);
+	ASSERT_LE(pcp_nr_cpus(), nr);
+	for (i = 0; i < nr; i++) {
+		EXPECT_EQ(i, sets[i].cpu);
+		EXPECT_EQ(40, sets[i].high);
+		EXPECT_EQ(8, sets[i].batch);
+		EXPECT_EQ(20, sets[i].cold_high);
+		EXPECT_EQ(5, sets[i].cold_batch);
+	}
+}
+
+/* Every bad write fails with EINVAL and changes nothing. */
+TEST_F(knobs, bad_writes_change_nothing)
+{
+	static const char * const bad_numbers[] = {
+		"", "\n", "abc", "-1", "12abc", "1 2", " 5", "5 ", "5\n\n",
+		"0x10", "4294967296", "99999999999999999999", "1.5", "+",
+		"00000000000000000000000000000000000000005",
+	};
+	static const char * const bad_values[][2] = {
+		{ "batch", "0" }, { "batch", "379" },
+		{ "high", "62" }, { "high", "0" }, { "high", "4000000000" },
+		{ "cold_batch", "0" }, { "cold_batch", "127" },
+		{ "cold_high", "30" }, { "cold_high", "4000000000" },
+		{ "mode", "" }, { "mode", "\n" }, { "mode", "bogus" },
+		{ "mode", "Single" }, { "mode", "single\n\n" },
+		{ "mode", "single split" }, { "mode", "[single]" },
+		{ "mode", " split" }, { "drain", "0" }, { "drain", "2" },
+		{ "drain", "" }, { "drain", "yes" },
+	};
+	struct config before, after;
+	size_t i, k;
+	int err;
+
+	ASSERT_EQ(0, read_config(&before));
+	for (k = 0; k < ARRAY_SIZE(knob_names); k++) {
+		for (i = 0; i < ARRAY_SIZE(bad_numbers); i++) {
+			err = pcp_write(knob_names[k], bad_numbers[i]);
+			EXPECT_EQ(-EINVAL, err) {
+				TH_LOG("%s <- \"%s\": %s", knob_names[k],
+				       bad_numbers[i], strerror(-err));
+			}
+			ASSERT_EQ(0, read_config(&after));
+			EXPECT_TRUE(same_config(&before, &after));
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(bad_values); i++) {
+		err = pcp_write(bad_values[i][0], bad_values[i][1]);
+		EXPECT_EQ(-EINVAL, err) {
+			TH_LOG("%s <- \"%s\": %s", bad_values[i][0],
+			       bad_values[i][1], strerror(-err));
+		}
+		ASSERT_EQ(0, read_config(&after));
+		EXPECT_TRUE(same_config(&before, &after)) {
+			TH_LOG("%s <- \"%s\" changed the configuration",
+			       bad_values[i][0], bad_values[i][1]);
+		}
+	}
+	/* root may open read-only files for writing, but cannot write */
+	EXPECT_EQ(-EINVAL, pcp_write("stats", "0"));
+	EXPECT_EQ(-EINVAL, pcp_write("pagesets", "0"));
+}
+
+/* Each of the 3 x 3 switches, with pages cached on every CPU. */
+TEST_F(knobs, mode_switches_keep_the_books)
+{
+	struct pcp_pageset sets[PCP_MAX_CPUS];
+	long long switches = 0;
+	size_t from, to, cur = 1;
+	int i, nr;
+
+	for (from = 0; from < ARRAY_SIZE(mode_names); from++) {
+		for (to = 0; to < ARRAY_SIZE(mode_names); to++) {
+			ASSERT_EQ(0, pcp_write("mode", mode_names[from]));
+			switches += cur != from;
+			ASSERT_EQ(0, fill_caches(200));
+			ASSERT_BOOKS_BALANCE();
+			if (from)
+				EXPECT_LT(0, pcp_stat(&self->st, "cached"));
+			ASSERT_EQ(0, pcp_write("mode", mode_names[to]));
+			switches += from != to;
+			cur = to;
+			ASSERT_BOOKS_BALANCE();
+			EXPECT_EQ(0, pcp_stat(&self->st, "held"));
+
+			nr = pcp_read_pagesets(sets, PCP_MAX_CPUS);
+			ASSERT_LT(0, nr);
+			for (i = 0; i < nr; i++) {
+				EXPECT_GE(sets[i].high, sets[i].count);
+				EXPECT_GE(sets[i].cold_high, sets[i].cold_count);
+				if (to == 0)
+					EXPECT_EQ(0, sets[i].count);
+				EXPECT_EQ(to == 2 ? 126 : -1, sets[i].cold_high);
+			}
+			if (to == 0)
+				EXPECT_EQ(0, pcp_stat(&self->st, "cached"));
+		}
+	}
+	/* writing the mode in force is not a switch */
+	EXPECT_EQ(switches, pcp_stat(&self->st, "mode_switches"));
+}
+
+TEST_F(knobs, lower_high_gives_back_the_surplus)
+{
+	struct pcp_pageset sets[PCP_MAX_CPUS];
+	long long before;
+	int i, nr;
+
+	ASSERT_EQ(0, fill_caches(300));
+	ASSERT_BOOKS_BALANCE();
+	before = pcp_stat(&self->st, "buddy_free");
+	ASSERT_EQ(0, pcp_write("batch", "4"));
+	ASSERT_EQ(0, pcp_write("high", "10"));
+	ASSERT_BOOKS_BALANCE();
+	EXPECT_LT(before, pcp_stat(&self->st, "buddy_free"));
+	EXPECT_GE(10LL * pcp_nr_cpus(), pcp_stat(&self->st, "cached"));
+	nr = pcp_read_pagesets(sets, PCP_MAX_CPUS);
+	ASSERT_LT(0, nr);
+	for (i = 0; i < nr; i++)
+		EXPECT_GE(10, sets[i].count);
+}
+
+TEST_F(knobs, drain_empties_every_cpu)
+{
+	struct pcp_pageset sets[PCP_MAX_CPUS];
+	struct config c;
+	int i, nr;
+
+	ASSERT_EQ(0, fill_caches(100));
+	ASSERT_BOOKS_BALANCE();
+	ASSERT_LT(0, pcp_stat(&self->st, "cached"));
+	ASSERT_EQ(0, pcp_write("drain", "1\n"));
+	ASSERT_BOOKS_BALANCE();
+	EXPECT_EQ(0, pcp_stat(&self->st, "cached"));
+	EXPECT_EQ(pcp_stat(&self->st, "buddy_alloc"),
+		  pcp_stat(&self->st, "buddy_free"));
+	nr = pcp_read_pagesets(sets, PCP_MAX_CPUS);
+	ASSERT_LT(0, nr);
+	for (i = 0; i < nr; i++)
+		EXPECT_EQ(0, sets[i].count);
+	/* the mode and the knobs stay */
+	ASSERT_EQ(0, read_config(&c));
+	EXPECT_STREQ("passthrough [single] split\n", c.mode);
+	EXPECT_EQ(378, c.knob[1]);
+}
+
+TEST_F(knobs, pagesets_lists_every_cpu)
+{
+	struct pcp_pageset sets[PCP_MAX_CPUS];
+	int i, nr;
+
+	nr = pcp_read_pagesets(sets, PCP_MAX_CPUS);
+	ASSERT_LE(pcp_nr_cpus(), nr);
+	for (i = 0; i < nr; i++) {
+		EXPECT_EQ(i, sets[i].cpu);
+		EXPECT_EQ(0, sets[i].count);
+		EXPECT_EQ(378, sets[i].high);
+		EXPECT_EQ(63, sets[i].batch);
+		EXPECT_EQ(-1, sets[i].cold_high);
+	}
+}
+
+TEST_F(knobs, stats_has_every_counter)
+{
+	static const char * const names[] = {
+		"alloc", "alloc_hit", "alloc_miss", "alloc_cold", "alloc_fail",
+		"free", "free_cold", "refill", "refill_pages", "drain",
+		"drain_pages", "buddy_alloc", "buddy_free", "cached", "held",
+		"mode_switches",
+	};
+	size_t i;
+
+	ASSERT_EQ(0, pcp_read_stats(&self->st));
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		const char *name = names[i];
+
+		EXPECT_EQ(0, pcp_stat(&self->st, name)) {
+			TH_LOG("%s missing or not 0 after load", name);
+		}
+	}
+}
+
+TEST_HARNESS_MAIN

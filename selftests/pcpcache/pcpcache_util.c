@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helpers shared by the pcpcache selftests and tools/pcpctl.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pcpcache_util.h"
+
+/* Run a shell command; its exit status, or -1 when it did not exit. */
+int pcp_run(const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+	int status;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	status = system(cmd);
+	if (status == -1 || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+bool pcp_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+bool pcp_debugfs_mounted(void)
+{
+	char line[512];
+	bool found = false;
+	FILE *f = fopen("/proc/mounts", "r");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, " /sys/kernel/debug debugfs ");
+	fclose(f);
+	return found;
+}
+
+/* Why the tests cannot run here, or NULL when they can. */
+const char *pcp_skip_reason(void)
+{
+	if (geteuid() != 0)
+		return "loading modules needs root";
+	if (!pcp_debugfs_mounted())
+		return "debugfs is not mounted on /sys/kernel/debug";
+	if (pcp_run("modinfo pcpcache >/dev/null 2>&1") != 0)
+		return "modprobe cannot find pcpcache.ko (not installed?)";
+	return NULL;
+}
+
+/* Read a small file into @buf; the number of bytes read, or -errno. */
+ssize_t pcp_read_file(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0)
+		n = -errno;
+	else
+		buf[n] = '\0';
+	close(fd);
+	return n;
+}
+
+/* Write @val in one write(); 0, or -errno. */
+int pcp_write_file(const char *path, const char *val)
+{
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	if (n < 0)
+		err = -errno;
+	else if ((size_t)n != strlen(val))
+		err = -EIO;
+	close(fd);
+	return err;
+}
+
+/* Write @val to the debugfs file @file of pcpcache. */
+int pcp_write(const char *file, const char *val)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), PCP_DIR "/%s", file);
+	return pcp_write_file(path, val);
+}
+
+int pcp_read_long(const char *file, long *val)
+{
+	char path[256], buf[64], *end;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), PCP_DIR "/%s", file);
+	n = pcp_read_file(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	errno = 0;
+	*val = strtol(buf, &end, 10);
+	if (errno || end == buf || strcmp(end, "\n"))
+		return -EINVAL;
+	return 0;
+}
+
+int pcp_read_stats(struct pcp_stats *st)
+{
+	char line[128];
+	FILE *f = fopen(PCP_DIR "/stats", "r");
+
+	if (!f)
+		return -errno;
+	st->nr = 0;
+	while (st->nr < PCP_MAX_STATS && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%31s %lld", st->name[st->nr],
+			   &st->value[st->nr]) == 2)
+			st->nr++;
+	}
+	fclose(f);
+	return st->nr ? 0 : -EINVAL;
+}
+
+/* A counter by name; -1 when the stats file has no such line. */
+long long pcp_stat(const struct pcp_stats *st, const char *name)
+{
+	int i;
+
+	for (i = 0; i < st->nr; i++)
+		if (!strcmp(st->name[i], name))
+			return st->value[i];
+	return -1;
+}
+
+/*
+ * buddy_alloc - buddy_free == cached + held, and alloc == hit + miss.
+ * On failure @why says which, with the numbers.
+ */
+bool pcp_books_balance(const struct pcp_stats *st, char *why, size_t size)
+{
+	long long ba = pcp_stat(st, "buddy_alloc"), bf = pcp_stat(st, "buddy_free");
+	long long cached = pcp_stat(st, "cached"), held = pcp_stat(st, "held");
+	long long alloc = pcp_stat(st, "alloc"), hit = pcp_stat(st, "alloc_hit");
+	long long miss = pcp_stat(st, "alloc_miss");
+
+	if (ba - bf != cached + held) {
+		snprintf(why, size,
+			 "buddy_alloc %lld - buddy_free %lld = %lld != cached %lld + held %lld = %lld",
+			 ba, bf, ba - bf, cached, held, cached + held);
+		return false;
+	}
+	if (alloc != hit + miss) {
+		snprintf(why, size, "alloc %lld != alloc_hit %lld + alloc_miss %lld",
+			 alloc, hit, miss);
+		return false;
+	}
+	snprintf(why, size, "buddy_alloc %lld - buddy_free %lld = cached %lld + held %lld",
+		 ba, bf, cached, held);
+	return true;
+}
+
+/* Parse the pagesets file; the number of CPUs read, or -errno. */
+int pcp_read_pagesets(struct pcp_pageset *sets, int max)
+{
+	char line[256];
+	int nr = 0, n;
+	FILE *f = fopen(PCP_DIR "/pagesets", "r");
+
+	if (!f)
+		return -errno;
+	if (!fgets(line, sizeof(line), f) || strncmp(line, "  cpu", 5)) {
+		fclose(f);
+		return -EINVAL;
+	}
+	while (nr < max && fgets(line, sizeof(line), f)) {
+		struct pcp_pageset *s = &sets[nr];
+
+		s->cold_count = s->cold_high = s->cold_batch = -1;
+		n = sscanf(line, "%d %ld %ld %ld %ld %ld %ld", &s->cpu,
+			   &s->count, &s->high, &s->batch, &s->cold_count,
+			   &s->cold_high, &s->cold_batch);
+		if (n != 4 && n != 7) {
+			fclose(f);
+			return -EINVAL;
+		}
+		nr++;
+	}
+	fclose(f);
+	return nr;
+}
+
+/* (Re)load pcpcache with @params; modprobe's exit status. */
+int pcp_reload(const char *params)
+{
+	if (pcp_exists(PCP_SYSFS) && pcp_run("rmmod pcpcache") != 0)
+		return -1;
+	return pcp_run("modprobe pcpcache %s", params ? params : "");
+}
+
+int pcp_nr_cpus(void)
+{
+	return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/* Pin the calling thread to @cpu; 0, or -errno. */
+int pcp_pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+int pcp_open_user(void)
+{
+	int fd = open(PCPCACHE_USER_FILE, O_RDWR | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static int pages_ioctl(int fd, unsigned long cmd, unsigned int count,
+		       unsigned int flags, struct pcpcache_pages *req)
+{
+	struct pcpcache_pages local;
+
+	if (!req)
+		req = &local;
+	memset(req, 0, sizeof(*req));
+	req->count = count;
+	req->flags = flags;
+	return ioctl(fd, cmd, req) ? -errno : 0;
+}
+
+/* Allocate @count pages on this CPU and hold them in @fd; 0 or -errno. */
+int pcp_alloc(int fd, unsigned int count, unsigned int flags,
+	      struct pcpcache_pages *req)
+{
+	return pages_ioctl(fd, PCPCACHE_IOC_ALLOC, count, flags, req);
+}
+
+/* Free @count of the pages @fd holds, on this CPU; 0 or -errno. */
+int pcp_free(int fd, unsigned int count, unsigned int flags,
+	     struct pcpcache_pages *req)
+{
+	return pages_ioctl(fd, PCPCACHE_IOC_FREE, count, flags, req);
+}

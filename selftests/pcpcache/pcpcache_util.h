@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the pcpcache selftests and tools/pcpctl: the debugfs
+ * files, the counters, the per-CPU lists and the "user" ioctls.
+ */
+#ifndef _PCPCACHE_UTIL_H
+#define _PCPCACHE_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <linux/pcpcache.h>
+
+#define PCP_DIR		PCPCACHE_DEBUGFS_DIR
+#define PCP_SYSFS	"/sys/module/pcpcache"
+#define PCP_MAX_CPUS	1024
+#define PCP_MAX_STATS	64
+
+/* The counters of the stats file, by name. */
+struct pcp_stats {
+	int nr;
+	char name[PCP_MAX_STATS][32];
+	long long value[PCP_MAX_STATS];
+};
+
+/* One CPU's line of the pagesets file. */
+struct pcp_pageset {
+	int cpu;
+	long count, high, batch;
+	long cold_count, cold_high, cold_batch;	/* -1 unless split */
+};
+
+#ifndef __printf
+#define __printf(a, b)	__attribute__((format(printf, a, b)))
+#endif
+
+int pcp_run(const char *fmt, ...) __printf(1, 2);
+bool pcp_exists(const char *path);
+bool pcp_debugfs_mounted(void);
+const char *pcp_skip_reason(void);
+ssize_t pcp_read_file(const char *path, char *buf, size_t size);
+int pcp_write_file(const char *path, const char *val);
+int pcp_write(const char *file, const char *val);
+int pcp_read_long(const char *file, long *val);
+int pcp_read_stats(struct pcp_stats *st);
+long long pcp_stat(const struct pcp_stats *st, const char *name);
+bool pcp_books_balance(const struct pcp_stats *st, char *why, size_t size);
+int pcp_read_pagesets(struct pcp_pageset *sets, int max);
+int pcp_reload(const char *params);
+int pcp_nr_cpus(void);
+int pcp_pin(int cpu);
+int pcp_open_user(void);
+int pcp_alloc(int fd, unsigned int count, unsigned int flags,
+	      struct pcpcache_pages *req);
+int pcp_free(int fd, unsigned int count, unsigned int flags,
+	     struct pcpcache_pages *req);
+
+#endif /* _PCPCACHE_UTIL_H */
