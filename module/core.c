@@ -35,6 +35,7 @@
 #include <linux/cpumask.h>
 #include <linux/export.h>
 #include <linux/highmem.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -135,8 +136,9 @@ static void pcpcache_stash(struct list_head *pages, unsigned int nr,
 	pc = pcpcache_lock_local(flags);
 	list = mag_list(&pc->mag, cold);
 	if (list) {
+		/* the batch may be from before a reconfiguration: cut to high */
 		mag_add_refill(list, pages, nr);
-		nr_out = mag_trim(list, &out);
+		nr_out = mag_trim_to_high(list, &out);
 	} else {
 		/* switched to passthrough while we refilled */
 		list_splice_init(pages, &out);
@@ -241,13 +243,13 @@ EXPORT_SYMBOL_GPL(pcpcache_alloc_page);
 
 /*
  * Only a page nobody else holds a reference to, from a zone every caller
- * may be given, and not from the emergency reserves (page_pool's rule),
- * can be cached.
+ * may be given, not from the emergency reserves (page_pool's rule) and not
+ * charged to a memory cgroup can be cached.
  */
 static bool pcpcache_cacheable(struct page *page)
 {
 	return page_ref_count(page) == 1 && page_zonenum(page) <= ZONE_NORMAL &&
-	       !page_is_pfmemalloc(page);
+	       !page_is_pfmemalloc(page) && !PageMemcgKmem(page);
 }
 
 void pcpcache_free_page(struct page *page, bool cold)
@@ -299,6 +301,7 @@ static void pcpcache_apply(const struct pcpcache_config *cfg, bool drain)
 		spin_unlock_irqrestore(&pc->lock, flags);
 
 		pcpcache_give_back(&out, nr_out);
+		cond_resched();
 	}
 }
 
@@ -438,9 +441,9 @@ int pcpcache_core_init(void)
 
 	bad = pcpcache_config_check(cfg, limit);
 	if (bad) {
-		pr_err("invalid parameter %s: batch=%u high=%u cold_batch=%u cold_high=%u; need 1 <= batch <= high, 1 <= cold_batch <= cold_high, high + cold_high <= %lu\n",
+		pr_err("invalid parameter %s: batch=%u high=%u cold_batch=%u cold_high=%u; need 1 <= batch <= high, 1 <= cold_batch <= cold_high, batches <= %u, high + cold_high <= %lu\n",
 		       bad, cfg->batch, cfg->high, cfg->cold_batch,
-		       cfg->cold_high, limit);
+		       cfg->cold_high, PCPCACHE_MAX_BATCH, limit);
 		return -EINVAL;
 	}
 

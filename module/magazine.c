@@ -178,9 +178,15 @@ void mag_add_refill(struct pcpcache_list *list, struct list_head *pages,
 	list->count += nr;
 }
 
-/* Cut @list down to its high mark, coldest pages first. */
-static unsigned int cut_to_high(struct pcpcache_list *list,
-				struct list_head *out)
+/**
+ * mag_trim_to_high - cut a list down to its high mark
+ * @list: the list
+ * @out: where the surplus goes, coldest pages first
+ *
+ * Return: the number of pages moved to @out.
+ */
+unsigned int mag_trim_to_high(struct pcpcache_list *list,
+			      struct list_head *out)
 {
 	unsigned int nr = list->count > list->high ? list->count - list->high : 0;
 
@@ -216,14 +222,15 @@ unsigned int mag_reconfigure(struct pcpcache_mag *mag,
 	if (cfg->mode == PCPCACHE_MODE_PASSTHROUGH)
 		nr += mag_drain(mag, out);
 
-	mag->mode = cfg->mode;
+	/* read without the lock by the passthrough check in core.c */
+	WRITE_ONCE(mag->mode, cfg->mode);
 	hot->batch = cfg->batch;
 	hot->high = cfg->high;
 	cold->batch = cfg->cold_batch;
 	cold->high = cfg->cold_high;
 
-	nr += cut_to_high(hot, out);
-	nr += cut_to_high(cold, out);
+	nr += mag_trim_to_high(hot, out);
+	nr += mag_trim_to_high(cold, out);
 	return nr;
 }
 

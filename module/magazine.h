@@ -38,6 +38,8 @@ struct pcpcache_list *mag_list(struct pcpcache_mag *mag, bool cold);
 struct list_head *mag_take(struct pcpcache_mag *mag, bool cold);
 bool mag_put(struct pcpcache_mag *mag, struct list_head *page, bool cold);
 unsigned int mag_trim(struct pcpcache_list *list, struct list_head *out);
+unsigned int mag_trim_to_high(struct pcpcache_list *list,
+			      struct list_head *out);
 void mag_add_refill(struct pcpcache_list *list, struct list_head *pages,
 		    unsigned int nr);
 unsigned int mag_reconfigure(struct pcpcache_mag *mag,

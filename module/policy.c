@@ -151,9 +151,10 @@ unsigned long pcpcache_max_per_cpu(unsigned long ram_pages,
  * @cfg: the configuration
  * @max_per_cpu: the bound from pcpcache_max_per_cpu()
  *
- * The rules: a known mode, 1 <= batch <= high, 1 <= cold_batch <= cold_high
- * and high + cold_high <= @max_per_cpu. They hold in every mode, so a mode
- * switch never needs a knob to change.
+ * The rules: a known mode, 1 <= batch <= high, 1 <= cold_batch <= cold_high,
+ * both batches at most PCPCACHE_MAX_BATCH, and high + cold_high <=
+ * @max_per_cpu. They hold in every mode, so a mode switch never needs a
+ * knob to change.
  *
  * Return: NULL when @cfg obeys them, else the name of the first setting
  * found at fault (for a sum too large, the larger of the two highs).
@@ -163,9 +164,11 @@ const char *pcpcache_config_check(const struct pcpcache_config *cfg,
 {
 	if ((unsigned int)cfg->mode >= PCPCACHE_NR_MODES)
 		return "mode";
-	if (cfg->batch < 1 || cfg->batch > cfg->high)
+	if (cfg->batch < 1 || cfg->batch > cfg->high ||
+	    cfg->batch > PCPCACHE_MAX_BATCH)
 		return "batch";
-	if (cfg->cold_batch < 1 || cfg->cold_batch > cfg->cold_high)
+	if (cfg->cold_batch < 1 || cfg->cold_batch > cfg->cold_high ||
+	    cfg->cold_batch > PCPCACHE_MAX_BATCH)
 		return "cold_batch";
 	/* in unsigned long: two unsigned ints cannot overflow it */
 	if ((unsigned long)cfg->high + cfg->cold_high > max_per_cpu)

@@ -50,6 +50,12 @@ enum pcpcache_knob {
 #define PCPCACHE_DEFAULT_COLD_BATCH	(PCPCACHE_DEFAULT_BATCH / 2)
 #define PCPCACHE_DEFAULT_COLD_HIGH	(2 * PCPCACHE_DEFAULT_BATCH)
 
+/*
+ * A drain walks batch pages with interrupts off; keep that walk short
+ * whatever the size of the machine.
+ */
+#define PCPCACHE_MAX_BATCH		4096
+
 /* All CPUs together never hold more than 1/PCPCACHE_RAM_SHARE of RAM. */
 #define PCPCACHE_RAM_SHARE		4
 

@@ -11,7 +11,6 @@
  */
 #include <linux/atomic.h>
 #include <linux/bits.h>
-#include <linux/compat.h>
 #include <linux/fs.h>
 #include <linux/highmem.h>
 #include <linux/mm.h>
@@ -125,6 +124,7 @@ static void free_list(struct list_head *pages, bool cold)
 	list_for_each_entry_safe(page, next, pages, lru) {
 		list_del(&page->lru);
 		pcpcache_free_page(page, cold);
+		cond_resched();
 	}
 }
 
@@ -290,7 +290,7 @@ const struct file_operations pcpcache_user_fops = {
 	.owner		= THIS_MODULE,
 	.open		= user_open,
 	.release	= user_release,
+	/* debugfs's proxy passes no compat_ioctl on 6.1: 64-bit callers only */
 	.unlocked_ioctl	= user_ioctl,
-	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= noop_llseek,
 };

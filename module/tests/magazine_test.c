@@ -315,6 +315,9 @@ TEST(config_rules)
 		{ { 1, 8, 8, 5, 4 }, 100, "cold_batch" },
 		{ { 1, 8, 8, 4, 96 }, 100, "cold_high" },
 		{ { 1, 8, 8, 4, 92 }, 100, NULL },
+		{ { 1, 4096, 8192, 4096, 4096 }, 100000, NULL },
+		{ { 1, 4097, 8192, 1, 1 }, 100000, "batch" },
+		{ { 1, 1, 8192, 4097, 8192 }, 100000, "cold_batch" },
 		{ { 1, 1, UINT_MAX, 1, UINT_MAX }, ULONG_MAX, NULL },
 		{ { 1, 1, UINT_MAX, 1, UINT_MAX }, 2UL * UINT_MAX - 1, "high" },
 	};
