@@ -28,7 +28,18 @@ KSFT_FILES := tools/testing/selftests/Makefile tools/testing/selftests/lib.mk \
 	tools/testing/selftests/run_kselftest.sh scripts/subarch.include \
 	tools/include
 
-all: module selftests
+all: module selftests tools
+
+# Userspace tools, into build/bin (which the VM puts on its PATH).
+PCPCTL_SRC := tools/pcpctl/pcpctl.c selftests/pcpcache/pcpcache_util.c \
+	selftests/pcpcache/pcpcache_stress.c
+
+tools: $(BUILD)/bin/pcpctl
+
+$(BUILD)/bin/pcpctl: $(PCPCTL_SRC) $(wildcard selftests/pcpcache/*.h) include/uapi/linux/pcpcache.h
+	mkdir -p $(BUILD)/bin
+	$(CC) -Wall -Wextra -O2 -g -Iinclude/uapi -Iselftests/pcpcache \
+		-o $@ $(PCPCTL_SRC) -lpthread
 
 deps:
 	@$(TOP)/tools/setup
@@ -75,4 +86,4 @@ clean:
 	-$(MAKE) -C module clean
 	rm -rf $(BUILD)
 
-.PHONY: all deps module ksft selftests unit vm-check check demo clean
+.PHONY: all deps module ksft selftests tools unit vm-check check demo clean

@@ -5,16 +5,26 @@
  * loaded again and again.
  */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
 #include "kselftest_harness.h"
-#include "pcpcache_util.h"
+#include "pcpcache_stress.h"
 
 #define DEBUGFS_DIR	PCP_DIR
 #define SYSFS_MODULE	PCP_SYSFS
 #define RELOAD_CYCLES	20
+#define STRESS_CYCLES	3
+
+/*
+ * What rmmod must give back may sit in the kernel's own per-CPU lists
+ * afterwards, so free pages are counted together with those; the rest of
+ * the system (the test itself, the module's own memory) may move the sum
+ * by this much. A cache that kept its pages would miss by thousands.
+ */
+#define FREE_PAGES_TOLERANCE	1024
 
 static bool is_dir(const char *path)
 {
@@ -161,6 +171,68 @@ TEST_F(pcpcache, bad_knob_parameters_fail_load)
 			TH_LOG("no message naming %s after %s", bad[i][1],
 			       bad[i][0]);
 		}
+	}
+}
+
+/* nr_free_pages plus the pages in the kernel's own per-CPU lists */
+static long long free_pages(void)
+{
+	long long total = -1, count;
+	char line[256];
+	FILE *f;
+
+	f = fopen("/proc/vmstat", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "nr_free_pages %lld", &count) == 1)
+			total = count;
+	fclose(f);
+	f = fopen("/proc/zoneinfo", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, " count: %lld", &count) == 1)
+			total += count;
+	fclose(f);
+	return total;
+}
+
+/* Stress, fill every CPU's magazine, unload: every page comes back. */
+TEST_F(pcpcache, unload_after_stress_gives_pages_back)
+{
+	struct pcp_stress_opts opts = { .seconds = 2, .seed = 1 };
+	static struct pcp_stress_result res;
+	long long before, after, cached;
+	struct pcp_stats st;
+	int i, cpu, fd;
+
+	before = free_pages();
+	ASSERT_LT(0, before);
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(opts.cpus), &opts.cpus));
+	for (i = 0; i < STRESS_CYCLES; i++) {
+		ASSERT_EQ(0, pcp_run("modprobe pcpcache high=2000"));
+		opts.seed = i + 1;
+		ASSERT_EQ(0, pcp_stress_run(&opts, &res)) {
+			TH_LOG("%s", res.failure);
+		}
+		fd = pcp_open_user();
+		ASSERT_LE(0, fd);
+		for (cpu = 0; cpu < pcp_nr_cpus(); cpu++) {
+			ASSERT_EQ(0, pcp_pin(cpu));
+			ASSERT_EQ(0, pcp_alloc(fd, 1900, 0, NULL));
+			ASSERT_EQ(0, pcp_free(fd, 1900, 0, NULL));
+		}
+		close(fd);
+		ASSERT_EQ(0, pcp_read_stats(&st));
+		cached = pcp_stat(&st, "cached");
+		EXPECT_LT(1000LL * pcp_nr_cpus(), cached);
+		ASSERT_EQ(0, pcp_run("rmmod pcpcache"));
+	}
+	after = free_pages();
+	EXPECT_GE(FREE_PAGES_TOLERANCE, llabs(after - before)) {
+		TH_LOG("free pages before %lld, after %lld; %lld were cached at the last rmmod",
+		       before, after, cached);
 	}
 }
 

@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The all-CPU stress of pcpcache; see pcpcache_stress.h.
+ *
+ * Every random choice comes from rand_r() seeded from the one seed the
+ * caller prints, so a failing run can be replayed (thread interleaving
+ * aside).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pcpcache_stress.h"
+
+/* A worker frees half of what it holds beyond this. */
+#define WORKER_MAX_HELD		4096
+
+struct stress {
+	const struct pcp_stress_opts *opts;
+	struct pcp_stress_result *res;
+	atomic_bool stop;
+	pthread_mutex_t lock;		/* protects res->failure, enospc */
+	int shared;			/* the file every worker uses */
+};
+
+struct worker {
+	struct stress *s;
+	pthread_t thread;
+	int idx;
+	int cpu;
+	int fd;
+	unsigned int seed;
+	unsigned long long held;
+};
+
+static void fail(struct stress *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&s->lock);
+	if (!s->res->failure[0]) {
+		va_start(ap, fmt);
+		vsnprintf(s->res->failure, sizeof(s->res->failure), fmt, ap);
+		va_end(ap);
+		if (s->opts->log)
+			fprintf(s->opts->log, "# stress: %s\n", s->res->failure);
+	}
+	pthread_mutex_unlock(&s->lock);
+	atomic_store(&s->stop, true);
+}
+
+static void count_enospc(struct stress *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->res->enospc++;
+	pthread_mutex_unlock(&s->lock);
+}
+
+static unsigned int pick(unsigned int *seed, unsigned int lo, unsigned int hi)
+{
+	return lo + rand_r(seed) % (hi - lo + 1);
+}
+
+/* Small batches mostly, large ones now and then. */
+static unsigned int pick_batch(unsigned int *seed)
+{
+	return pick(seed, 0, 3) ? pick(seed, 1, 8) : pick(seed, 64, 512);
+}
+
+/* Errors the limits or memory pressure allow; anything else fails. */
+static bool tolerable(struct worker *w, int err, const char *what)
+{
+	if (err == -ENOSPC || err == -ENOMEM) {
+		count_enospc(w->s);
+		return true;
+	}
+	fail(w->s, "cpu %d: %s: %s", w->cpu, what, strerror(-err));
+	return false;
+}
+
+static void worker_alloc(struct worker *w, int fd, unsigned int nr,
+			 unsigned int flags)
+{
+	struct pcpcache_pages req;
+	int err = pcp_alloc(fd, nr, flags, &req);
+
+	if (err) {
+		tolerable(w, err, "alloc");
+		return;
+	}
+	if (fd == w->fd)
+		w->held = req.held;
+	w->s->res->pages[w->idx] += req.done;
+}
+
+static void worker_free(struct worker *w, int fd, unsigned int nr,
+			unsigned int flags)
+{
+	struct pcpcache_pages req;
+	int err = pcp_free(fd, nr, flags, &req);
+
+	/* the shared file may have been emptied by another worker */
+	if (err == -EINVAL && fd == w->s->shared)
+		return;
+	if (err) {
+		fail(w->s, "cpu %d: free %u of %llu held: %s", w->cpu, nr,
+		     w->held, strerror(-err));
+		return;
+	}
+	if (fd == w->fd)
+		w->held = req.held;
+	w->s->res->pages[w->idx] += req.done;
+}
+
+static void worker_cycle(struct worker *w)
+{
+	struct pcpcache_cycle req = {
+		.cycles = pick(&w->seed, 1, 16),
+		.batch = pick(&w->seed, 1, 64),
+		.flags = pick(&w->seed, 0, 7),
+	};
+
+	if (ioctl(w->fd, PCPCACHE_IOC_CYCLE, &req)) {
+		tolerable(w, -errno, "cycle");
+		return;
+	}
+	if (req.allocs != req.frees)
+		fail(w->s, "cpu %d: cycle allocated %llu, freed %llu", w->cpu,
+		     (unsigned long long)req.allocs,
+		     (unsigned long long)req.frees);
+	w->s->res->pages[w->idx] += req.allocs + req.frees;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct stress *s = w->s;
+	unsigned int nr, flags;
+	int err;
+
+	err = pcp_pin(w->cpu);
+	if (err) {
+		fail(s, "cannot pin to cpu %d: %s", w->cpu, strerror(-err));
+		return NULL;
+	}
+	while (!atomic_load(&s->stop)) {
+		nr = pick_batch(&w->seed);
+		flags = pick(&w->seed, 0, 1) ? PCPCACHE_COLD : 0;
+		switch (pick(&w->seed, 0, 9)) {
+		case 0 ... 2:
+			worker_alloc(w, w->fd, nr, flags);
+			break;
+		case 3 ... 5:
+			if (w->held)
+				worker_free(w, w->fd, nr < w->held ? nr : w->held,
+					    flags);
+			break;
+		case 6:
+			worker_alloc(w, s->shared, nr, flags);
+			break;
+		case 7 ... 8:
+			worker_free(w, s->shared, nr, flags);
+			break;
+		default:
+			worker_cycle(w);
+		}
+		if (w->held > WORKER_MAX_HELD)
+			worker_free(w, w->fd, w->held / 2, 0);
+		s->res->ioctls[w->idx]++;
+	}
+	/* closing the file frees what it holds, on this CPU */
+	close(w->fd);
+	w->fd = -1;
+	return NULL;
+}
+
+/* What the controller has set, to compare with what the files say. */
+struct ctl_state {
+	int mode;
+	unsigned int knob[4];	/* batch, high, cold_batch, cold_high */
+};
+
+static const char * const ctl_knobs[] = { "batch", "high", "cold_batch",
+					  "cold_high" };
+static const char * const ctl_modes[] = { "passthrough", "single", "split" };
+
+static int ctl_read(struct ctl_state *st)
+{
+	char buf[64];
+	long val;
+	int i, err;
+
+	if (pcp_read_file(PCP_DIR "/mode", buf, sizeof(buf)) < 0)
+		return -EIO;
+	st->mode = -1;
+	for (i = 0; i < 3; i++) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "[%s]", ctl_modes[i]);
+		if (strstr(buf, want))
+			st->mode = i;
+	}
+	for (i = 0; i < 4; i++) {
+		err = pcp_read_long(ctl_knobs[i], &val);
+		if (err)
+			return err;
+		st->knob[i] = val;
+	}
+	return st->mode < 0 ? -EINVAL : 0;
+}
+
+static int ctl_set(struct stress *s, int knob, unsigned int val)
+{
+	char buf[32];
+	int err;
+
+	snprintf(buf, sizeof(buf), "%u\n", val);
+	err = pcp_write(ctl_knobs[knob], buf);
+	if (err)
+		fail(s, "controller: %s <- %u refused: %s", ctl_knobs[knob],
+		     val, strerror(-err));
+	return err;
+}
+
+/* Set a (batch, high) pair in the order that keeps batch <= high. */
+static void ctl_set_pair(struct stress *s, struct ctl_state *st, int batch,
+			 unsigned int b, unsigned int h)
+{
+	if (b > st->knob[batch + 1]) {
+		if (ctl_set(s, batch + 1, h) || ctl_set(s, batch, b))
+			return;
+	} else {
+		if (ctl_set(s, batch, b) || ctl_set(s, batch + 1, h))
+			return;
+	}
+	st->knob[batch] = b;
+	st->knob[batch + 1] = h;
+}
+
+/* A write that breaks a rule must fail with EINVAL and change nothing. */
+static void ctl_bad_write(struct stress *s, struct ctl_state *st,
+			  unsigned int *seed, unsigned long limit)
+{
+	char val[32], file[16];
+	struct ctl_state now;
+	int err;
+
+	switch (pick(seed, 0, 7)) {
+	case 0:
+		strcpy(file, "batch");
+		strcpy(val, "0");
+		break;
+	case 1:
+		strcpy(file, "high");
+		snprintf(val, sizeof(val), "%u", st->knob[0] - 1);
+		break;
+	case 2:
+		strcpy(file, "cold_batch");
+		snprintf(val, sizeof(val), "%u", st->knob[3] + 1);
+		break;
+	case 3:
+		strcpy(file, "high");
+		snprintf(val, sizeof(val), "%lu", limit + 1);
+		break;
+	case 4:
+		strcpy(file, "mode");
+		strcpy(val, "bogus");
+		break;
+	case 5:
+		strcpy(file, "cold_high");
+		strcpy(val, "-5");
+		break;
+	case 6:
+		strcpy(file, "drain");
+		strcpy(val, "2");
+		break;
+	default:
+		strcpy(file, "batch");
+		strcpy(val, "12abc");
+	}
+	err = pcp_write(file, val);
+	if (err != -EINVAL) {
+		fail(s, "controller: %s <- \"%s\" gave %s, not EINVAL", file,
+		     val, err ? strerror(-err) : "success");
+		return;
+	}
+	if (ctl_read(&now) || memcmp(&now, st, sizeof(now)))
+		fail(s, "controller: %s <- \"%s\" was refused but changed the configuration",
+		     file, val);
+}
+
+/* high + cold_high may not exceed RAM pages / 4 / possible CPUs. */
+static unsigned long ctl_limit(void)
+{
+	char buf[256];
+	long kb = 0;
+	int lo = 0, hi = 0;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (f) {
+		if (fscanf(f, "MemTotal: %ld kB", &kb) != 1)
+			kb = 0;
+		fclose(f);
+	}
+	if (pcp_read_file("/sys/devices/system/cpu/possible", buf,
+			  sizeof(buf)) > 0 &&
+	    sscanf(buf, "%d-%d", &lo, &hi) < 2)
+		hi = lo;
+	return kb / 4 / 4 / (hi + 1);
+}
+
+static void *controller_main(void *arg)
+{
+	struct stress *s = arg;
+	unsigned int seed = s->opts->seed ^ 0xc0ffee;
+	unsigned long limit = ctl_limit();
+	unsigned int max_high = limit / 2 < 2048 ? limit / 2 : 2048;
+	unsigned int b, h, max_cold = max_high / 2;
+	struct ctl_state st;
+	int err;
+
+	if (ctl_read(&st)) {
+		fail(s, "controller: cannot read the configuration");
+		return NULL;
+	}
+	while (!atomic_load(&s->stop)) {
+		usleep(pick(&seed, 10, 50) * 1000);
+		switch (pick(&seed, 0, 9)) {
+		case 0 ... 2:
+			st.mode = pick(&seed, 0, 2);
+			err = pcp_write("mode", ctl_modes[st.mode]);
+			if (err)
+				fail(s, "controller: mode <- %s refused: %s",
+				     ctl_modes[st.mode], strerror(-err));
+			break;
+		case 3 ... 4:
+			b = pick(&seed, 1, 256);
+			h = pick(&seed, b, b > max_high ? b : max_high);
+			ctl_set_pair(s, &st, 0, b, h);
+			break;
+		case 5:
+			b = pick(&seed, 1, 128);
+			h = pick(&seed, b, b > max_cold ? b : max_cold);
+			ctl_set_pair(s, &st, 2, b, h);
+			break;
+		case 6 ... 7:
+			ctl_bad_write(s, &st, &seed, limit);
+			break;
+		default:
+			err = pcp_write("drain", "1");
+			if (err)
+				fail(s, "controller: drain refused: %s",
+				     strerror(-err));
+		}
+		s->res->controls++;
+	}
+	return NULL;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Start the workers; the number started. */
+static int start_workers(struct stress *s, struct worker *w)
+{
+	int cpu, n = 0;
+
+	for (cpu = 0; cpu < PCP_MAX_CPUS && n < PCP_MAX_CPUS; cpu++) {
+		if (!CPU_ISSET(cpu, &s->opts->cpus))
+			continue;
+		w[n].s = s;
+		w[n].idx = n;
+		w[n].cpu = cpu;
+		w[n].seed = s->opts->seed + 7919 * cpu;
+		w[n].held = 0;
+		w[n].fd = pcp_open_user();
+		if (w[n].fd < 0) {
+			fail(s, "cannot open %s: %s", PCPCACHE_USER_FILE,
+			     strerror(-w[n].fd));
+			break;
+		}
+		s->res->cpu[n] = cpu;
+		if (pthread_create(&w[n].thread, NULL, worker_main, &w[n])) {
+			close(w[n].fd);
+			fail(s, "cannot start a worker for cpu %d", cpu);
+			break;
+		}
+		n++;
+	}
+	return n;
+}
+
+/**
+ * pcp_stress_run - run the stress for opts->seconds
+ *
+ * Return: 0 when nothing unexpected happened, else -1 with the first
+ * problem in res->failure. Every file is closed on return either way.
+ */
+int pcp_stress_run(const struct pcp_stress_opts *opts,
+		   struct pcp_stress_result *res)
+{
+	static struct worker workers[PCP_MAX_CPUS];
+	struct stress s = { .opts = opts, .res = res };
+	pthread_t controller;
+	bool ctl_started = false;
+	double start, deadline;
+	int i;
+
+	memset(res, 0, sizeof(*res));
+	atomic_init(&s.stop, false);
+	pthread_mutex_init(&s.lock, NULL);
+	s.shared = pcp_open_user();
+	if (s.shared < 0) {
+		snprintf(res->failure, sizeof(res->failure), "cannot open %s: %s",
+			 PCPCACHE_USER_FILE, strerror(-s.shared));
+		return -1;
+	}
+
+	start = now();
+	res->nr_workers = start_workers(&s, workers);
+	if (opts->chaos && !pthread_create(&controller, NULL, controller_main, &s))
+		ctl_started = true;
+
+	deadline = start + opts->seconds;
+	while (!atomic_load(&s.stop) && now() < deadline)
+		usleep(10000);
+	atomic_store(&s.stop, true);
+
+	for (i = 0; i < res->nr_workers; i++)
+		pthread_join(workers[i].thread, NULL);
+	if (ctl_started)
+		pthread_join(controller, NULL);
+	res->seconds = now() - start;
+	close(s.shared);
+	pthread_mutex_destroy(&s.lock);
+	return res->failure[0] ? -1 : 0;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The all-CPU stress of pcpcache, shared by the "stress" selftest and
+ * "pcpctl stress": one worker thread pinned to each CPU allocates, holds
+ * and frees pages (hot and cold, small and large batches, across CPUs
+ * through a shared file) while a controller thread switches modes, changes
+ * knobs, writes values that must be refused and drains.
+ */
+#ifndef _PCPCACHE_STRESS_H
+#define _PCPCACHE_STRESS_H
+
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "pcpcache_util.h"
+
+struct pcp_stress_opts {
+	unsigned int seconds;
+	unsigned int seed;
+	cpu_set_t cpus;		/* one worker per CPU in the set */
+	bool chaos;		/* run the controller */
+	FILE *log;		/* progress and problems; NULL for none */
+};
+
+struct pcp_stress_result {
+	int nr_workers;
+	int cpu[PCP_MAX_CPUS];
+	unsigned long long pages[PCP_MAX_CPUS];	/* allocated + freed */
+	unsigned long long ioctls[PCP_MAX_CPUS];
+	unsigned long long enospc;		/* limits reached: allowed */
+	unsigned long long controls;		/* controller writes */
+	double seconds;				/* measured */
+	/* the first thing that went wrong, or "" */
+	char failure[256];
+};
+
+int pcp_stress_run(const struct pcp_stress_opts *opts,
+		   struct pcp_stress_result *res);
+
+#endif /* _PCPCACHE_STRESS_H */

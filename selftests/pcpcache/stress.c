@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pcpcache's defining test: one worker pinned to every online CPU
+ * allocates, holds and frees pages while a controller switches modes,
+ * changes knobs, writes values that must be refused and drains. At the
+ * end nothing is held, the books balance exactly, a drain empties every
+ * CPU and the kernel log has no warning and no pcpcache error.
+ *
+ *   stress [-d SECONDS] [-s SEED]
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+#include "pcpcache_stress.h"
+
+/* Fits a 4-vCPU VM under emulation with room to spare. */
+#define DEFAULT_SECONDS	15
+
+/* Kernel reports and pcpcache complaints that fail the test. */
+#define DMESG_PROBLEMS	"WARNING:|BUG:|Oops|general protection|pcpcache:.*(error|fail|invalid|leak)"
+
+static void usage(const char *prog)
+{
+	fprintf(stderr, "usage: %s [-d SECONDS] [-s SEED]\n", prog);
+	exit(KSFT_FAIL);
+}
+
+static void check_books(void)
+{
+	struct pcp_pageset sets[PCP_MAX_CPUS];
+	struct pcp_stats st;
+	char why[256];
+	int i, nr, busy = -1;
+
+	ksft_test_result(pcp_read_stats(&st) == 0, "stats readable\n");
+	ksft_test_result(pcp_stat(&st, "held") == 0,
+			 "nothing held after every file closed (held %lld)\n",
+			 pcp_stat(&st, "held"));
+	ksft_test_result(pcp_books_balance(&st, why, sizeof(why)),
+			 "books balance: %s\n", why);
+
+	ksft_test_result(pcp_write("drain", "1") == 0, "drain accepted\n");
+	pcp_read_stats(&st);
+	nr = pcp_read_pagesets(sets, PCP_MAX_CPUS);
+	for (i = 0; i < nr; i++)
+		if (sets[i].count || sets[i].cold_count > 0)
+			busy = sets[i].cpu;
+	ksft_test_result(nr > 0 && busy < 0 && pcp_stat(&st, "cached") == 0 &&
+			 pcp_stat(&st, "buddy_alloc") == pcp_stat(&st, "buddy_free"),
+			 "drain empties every CPU (cached %lld, cpu %d not empty, buddy_alloc %lld, buddy_free %lld)\n",
+			 pcp_stat(&st, "cached"), busy,
+			 pcp_stat(&st, "buddy_alloc"), pcp_stat(&st, "buddy_free"));
+}
+
+int main(int argc, char **argv)
+{
+	struct pcp_stress_opts opts = {
+		.seconds = DEFAULT_SECONDS,
+		.seed = time(NULL) ^ getpid(),
+		.chaos = true,
+		.log = stdout,
+	};
+	static struct pcp_stress_result res;
+	unsigned long long pages = 0;
+	const char *why;
+	int opt, i;
+
+	while ((opt = getopt(argc, argv, "d:s:")) != -1) {
+		switch (opt) {
+		case 'd':
+			opts.seconds = strtoul(optarg, NULL, 0);
+			break;
+		case 's':
+			opts.seed = strtoul(optarg, NULL, 0);
+			break;
+		default:
+			usage(argv[0]);
+		}
+	}
+
+	ksft_print_header();
+	why = pcp_skip_reason();
+	if (why)
+		ksft_exit_skip("%s\n", why);
+	if (pcp_reload(NULL))
+		ksft_exit_fail_msg("modprobe pcpcache failed\n");
+	pcp_run("dmesg -c >/dev/null");
+	if (sched_getaffinity(0, sizeof(opts.cpus), &opts.cpus))
+		ksft_exit_fail_msg("sched_getaffinity failed\n");
+
+	ksft_set_plan(7);
+	ksft_print_msg("seed %u, %u s, %d CPUs (replay: %s -s %u -d %u)\n",
+		       opts.seed, opts.seconds, CPU_COUNT(&opts.cpus), argv[0],
+		       opts.seed, opts.seconds);
+
+	pcp_stress_run(&opts, &res);
+	for (i = 0; i < res.nr_workers; i++)
+		pages += res.pages[i];
+	ksft_print_msg("%llu pages in %.1f s on %d workers, %llu control writes, %llu requests over a limit\n",
+		       pages, res.seconds, res.nr_workers, res.controls,
+		       res.enospc);
+	ksft_test_result(!res.failure[0] && res.nr_workers == CPU_COUNT(&opts.cpus),
+			 "stress on every CPU: %s\n",
+			 res.failure[0] ? res.failure : "no unexpected error");
+
+	check_books();
+
+	ksft_test_result(pcp_run("dmesg | grep -E '" DMESG_PROBLEMS "'") == 1,
+			 "no warning or pcpcache error in dmesg\n");
+	pcp_run("rmmod pcpcache");
+	ksft_finished();
+}
