@@ -13,8 +13,9 @@
 TOP := $(CURDIR)
 BUILD := $(TOP)/build
 
-# The newest Debian amd64 headers; the VM boots the kernel they belong to.
-KDIR ?= $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1)
+# The newest Debian amd64 headers of the generic flavour (not -rt-, not
+# -cloud-); the VM boots the kernel they belong to.
+KDIR ?= $(shell ls -d /usr/src/linux-headers-*[0-9]-amd64 2>/dev/null | sort -V | tail -n 1)
 export KDIR
 
 # The kernel's kselftest framework (lib.mk, runner, harness headers), taken
@@ -60,12 +61,14 @@ ksft: $(KSFT_DIR)/lib.mk
 
 # Build the selftests the way the kernel does: copied in as a TARGET of
 # tools/testing/selftests and installed with run_kselftest.sh.
-# The UAPI header goes where "make headers_install" would put it.
-selftests: ksft
+# The UAPI header goes where "make headers_install" would put it; the test
+# module that api_contexts loads goes next to it.
+selftests: ksft module
 	rm -rf $(KSFT_DIR)/pcpcache $(BUILD)/kselftest
 	install -D -m 644 include/uapi/linux/pcpcache.h $(BUILD)/linux/usr/include/linux/pcpcache.h
 	cp -r selftests/pcpcache $(KSFT_DIR)/pcpcache
 	$(MAKE) -s -C $(KSFT_DIR) TARGETS=pcpcache KSFT_INSTALL_PATH=$(BUILD)/kselftest install
+	cp module/tests/pcpcache_api_test.ko $(BUILD)/kselftest/pcpcache/
 
 unit: ksft
 	mkdir -p $(BUILD)/unit
