@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pcpcache's exported API from process, softirq and hardirq context on
+ * every CPU at once: the test module pcpcache_api_test.ko (built from
+ * module/tests/, installed next to this program) calls it for a few
+ * seconds while it loads, in each mode, and once while this program
+ * switches modes, changes knobs and drains under it. Afterwards the books
+ * balance, nothing is held, no page asked for zeroed came back dirty, and
+ * pcpcache cannot be unloaded while the test module uses it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "pcpcache_util.h"
+
+#define API_TEST	"pcpcache_api_test"
+#define API_PARAMS	"/sys/module/" API_TEST "/parameters/"
+#define API_SECONDS	3
+
+FIXTURE(api) {
+	char ko[PATH_MAX];
+	struct pcp_stats st;
+	char why[256];
+};
+
+FIXTURE_VARIANT(api) {
+	const char *mode;
+	bool switching;
+};
+
+FIXTURE_VARIANT_ADD(api, passthrough) { .mode = "passthrough" };
+FIXTURE_VARIANT_ADD(api, single) { .mode = "single" };
+FIXTURE_VARIANT_ADD(api, split) { .mode = "split" };
+FIXTURE_VARIANT_ADD(api, switching) { .mode = "single", .switching = true };
+
+FIXTURE_SETUP(api)
+{
+	const char *why = pcp_skip_reason();
+	char exe[PATH_MAX], params[64];
+	ssize_t n;
+
+	if (why)
+		SKIP(return, "%s", why);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ASSERT_LT(0, n);
+	exe[n] = '\0';
+	snprintf(self->ko, sizeof(self->ko), "%s/" API_TEST ".ko",
+		 dirname(exe));
+	if (!pcp_exists(self->ko))
+		SKIP(return, API_TEST ".ko is not next to this program (built from module/tests/)");
+	snprintf(params, sizeof(params), "mode=%s", variant->mode);
+	ASSERT_EQ(0, pcp_reload(params));
+}
+
+FIXTURE_TEARDOWN(api)
+{
+	pcp_run("rmmod " API_TEST " 2>/dev/null");
+	if (pcp_exists(PCP_SYSFS))
+		pcp_run("rmmod pcpcache");
+}
+
+static long param(const char *name)
+{
+	char path[128], buf[32];
+
+	snprintf(path, sizeof(path), API_PARAMS "%s", name);
+	if (pcp_read_file(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	return atol(buf);
+}
+
+/* Switch modes and knobs, drain, until @child exits; its wait status. */
+static int churn_until_exit(pid_t child)
+{
+	static const char * const modes[] = { "passthrough", "single", "split" };
+	static const char * const highs[] = { "16", "378", "1000" };
+	unsigned int i = 0;
+	int status;
+
+	while (waitpid(child, &status, WNOHANG) == 0) {
+		pcp_write("mode", modes[i % 3]);
+		pcp_write("high", highs[i % 3]);
+		if (i % 5 == 0)
+			pcp_write("drain", "1");
+		usleep(20000);
+		i++;
+	}
+	return status;
+}
+
+TEST_F(api, every_context_every_cpu)
+{
+	char cmd[PATH_MAX + 64];
+	pid_t child;
+	int status;
+
+	snprintf(cmd, sizeof(cmd), "insmod %s seconds=%d", self->ko,
+		 API_SECONDS);
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child)
+		_exit(pcp_run("%s", cmd));
+	if (variant->switching)
+		status = churn_until_exit(child);
+	else
+		ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		TH_LOG("%s failed; see dmesg", cmd);
+	}
+
+	EXPECT_LT(0, param("process_pages"));
+	EXPECT_LT(0, param("softirq_pages"));
+	EXPECT_LT(0, param("hardirq_pages"));
+	EXPECT_EQ(0, param("dirty_pages"));
+	TH_LOG("%ld process, %ld softirq, %ld hardirq pages, %ld failed allocations",
+	       param("process_pages"), param("softirq_pages"),
+	       param("hardirq_pages"), param("failed_allocs"));
+
+	ASSERT_EQ(0, pcp_read_stats(&self->st));
+	EXPECT_TRUE(pcp_books_balance(&self->st, self->why, sizeof(self->why))) {
+		TH_LOG("%s", self->why);
+	}
+	EXPECT_EQ(0, pcp_stat(&self->st, "held"));
+	EXPECT_EQ(pcp_stat(&self->st, "alloc_fail"), param("failed_allocs"));
+
+	/* a module using the API pins pcpcache */
+	EXPECT_NE(0, pcp_run("rmmod pcpcache 2>/dev/null"));
+	EXPECT_TRUE(pcp_exists(PCP_DIR));
+	ASSERT_EQ(0, pcp_run("rmmod " API_TEST));
+	EXPECT_EQ(0, pcp_run("rmmod pcpcache"));
+}
+
+TEST_HARNESS_MAIN
