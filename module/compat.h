@@ -7,7 +7,11 @@
 #ifndef _PCPCACHE_COMPAT_H
 #define _PCPCACHE_COMPAT_H
 
+#include <linux/atomic.h>
 #include <linux/gfp.h>
+#include <linux/shrinker.h>
+#include <linux/slab.h>
+#include <linux/version.h>
 
 /*
  * Bulk allocation onto a list: __alloc_pages_bulk() since 5.13, wrapped as
@@ -17,6 +21,51 @@ static inline unsigned int pcpcache_bulk_alloc(gfp_t gfp, unsigned int nr,
 					       struct list_head *pages)
 {
 	return alloc_pages_bulk_list(gfp, nr, pages);
+}
+
+/*
+ * Shrinkers: 6.7 replaced register_shrinker() on a caller's struct with
+ * shrinker_alloc() and shrinker_register().
+ */
+static inline struct shrinker *
+pcpcache_shrinker_create(const char *name,
+			 unsigned long (*count)(struct shrinker *,
+						struct shrink_control *),
+			 unsigned long (*scan)(struct shrinker *,
+					       struct shrink_control *))
+{
+	struct shrinker *shrinker;
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+	shrinker = shrinker_alloc(0, "%s", name);
+	if (!shrinker)
+		return NULL;
+	shrinker->count_objects = count;
+	shrinker->scan_objects = scan;
+	shrinker_register(shrinker);
+#else
+	shrinker = kzalloc(sizeof(*shrinker), GFP_KERNEL);
+	if (!shrinker)
+		return NULL;
+	shrinker->count_objects = count;
+	shrinker->scan_objects = scan;
+	shrinker->seeks = DEFAULT_SEEKS;
+	if (register_shrinker(shrinker, "%s", name)) {
+		kfree(shrinker);
+		return NULL;
+	}
+#endif
+	return shrinker;
+}
+
+static inline void pcpcache_shrinker_destroy(struct shrinker *shrinker)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+	shrinker_free(shrinker);
+#else
+	unregister_shrinker(shrinker);
+	kfree(shrinker);
+#endif
 }
 
 #endif /* _PCPCACHE_COMPAT_H */

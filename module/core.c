@@ -39,6 +39,7 @@
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/random.h>
 #include <linux/spinlock.h>
 #include <linux/pcpcache.h>
 
@@ -112,32 +113,71 @@ static unsigned long pcpcache_limit(void)
 	return pcpcache_max_per_cpu(totalram_pages(), num_possible_cpus());
 }
 
-/* Give pages back to the buddy allocator, as one batch. */
+/* Give pages back to the buddy allocator in one batch. */
 static void pcpcache_give_back(struct list_head *pages, unsigned int nr)
 {
 	if (!nr)
 		return;
 	put_pages_list(pages);
-	pcpcache_count(PCPCACHE_DRAIN, 1);
-	pcpcache_count(PCPCACHE_DRAIN_PAGES, nr);
 	pcpcache_count(PCPCACHE_BUDDY_FREE, nr);
 }
 
-/* Cache the rest of a refill on the CPU we run on now. */
+/* ... counted as a drain: over high, reconfigured, drained, CPU dead */
+static void pcpcache_give_back_drained(struct list_head *pages,
+				       unsigned int nr)
+{
+	if (!nr)
+		return;
+	pcpcache_give_back(pages, nr);
+	pcpcache_count(PCPCACHE_DRAIN, 1);
+	pcpcache_count(PCPCACHE_DRAIN_PAGES, nr);
+}
+
+/*
+ * A page of another node than this CPU's is not cached: handing it out
+ * here would give a caller remote memory. Call pinned, under the lock.
+ */
+static bool pcpcache_local_node(struct page *page)
+{
+	return page_to_nid(page) == numa_mem_id();
+}
+
+/* Move the pages of other nodes from @pages to @remote; how many. */
+static unsigned int pcpcache_sort_out_remote(struct list_head *pages,
+					     struct list_head *remote)
+{
+	struct page *page, *next;
+	unsigned int nr = 0;
+
+	list_for_each_entry_safe(page, next, pages, lru) {
+		if (!pcpcache_local_node(page)) {
+			list_move(&page->lru, remote);
+			nr++;
+		}
+	}
+	return nr;
+}
+
+/*
+ * Cache the rest of a refill on the CPU we run on now, which is not
+ * necessarily the one that missed, nor on the node the pages came from.
+ */
 static void pcpcache_stash(struct list_head *pages, unsigned int nr,
 			   bool cold)
 {
+	unsigned int nr_out, nr_remote = 0;
 	struct pcpcache_list *list;
 	struct pcpcache_cpu *pc;
-	unsigned int nr_out;
 	unsigned long flags;
+	LIST_HEAD(remote);
 	LIST_HEAD(out);
 
 	pc = pcpcache_lock_local(flags);
 	list = mag_list(&pc->mag, cold);
 	if (list) {
+		nr_remote = pcpcache_sort_out_remote(pages, &remote);
 		/* the batch may be from before a reconfiguration: cut to high */
-		mag_add_refill(list, pages, nr);
+		mag_add_refill(list, pages, nr - nr_remote);
 		nr_out = mag_trim_to_high(list, &out);
 	} else {
 		/* switched to passthrough while we refilled */
@@ -146,7 +186,27 @@ static void pcpcache_stash(struct list_head *pages, unsigned int nr,
 	}
 	pcpcache_unlock_local(pc, flags);
 
-	pcpcache_give_back(&out, nr_out);
+	pcpcache_give_back_drained(&out, nr_out);
+	pcpcache_give_back(&remote, nr_remote);
+	pcpcache_count(PCPCACHE_REMOTE_NODE, nr_remote);
+}
+
+/*
+ * Percentage of refills made to get fewer pages than asked, some none at
+ * all, to test what happens when the buddy allocator runs short (Debian's
+ * kernels have no fail_page_alloc). The "fault_refill" debugfs file.
+ */
+unsigned int pcpcache_fault_refill;
+
+static unsigned int pcpcache_inject_fault(unsigned int batch)
+{
+	unsigned int percent = READ_ONCE(pcpcache_fault_refill);
+
+	if (likely(!percent) || get_random_u32_below(100) >= percent)
+		return batch;
+	pcpcache_count(PCPCACHE_FAULT_INJECTED, 1);
+	/* half of them get nothing, the others a random part */
+	return get_random_u32_below(2) ? 0 : get_random_u32_below(batch);
 }
 
 /*
@@ -160,7 +220,8 @@ static struct page *pcpcache_refill(gfp_t gfp, bool cold, unsigned int batch)
 	unsigned int nr;
 	LIST_HEAD(pages);
 
-	nr = pcpcache_bulk_alloc(refill_gfp, batch, &pages);
+	batch = pcpcache_inject_fault(batch);
+	nr = batch ? pcpcache_bulk_alloc(refill_gfp, batch, &pages) : 0;
 	if (!nr)
 		return NULL;
 	pcpcache_count(PCPCACHE_REFILL, 1);
@@ -173,8 +234,10 @@ static struct page *pcpcache_refill(gfp_t gfp, bool cold, unsigned int batch)
 		pcpcache_stash(&pages, nr - 1, cold);
 
 	/* fresh from the buddy allocator: cleared there under init_on_alloc */
-	if ((gfp & __GFP_ZERO) && !want_init_on_alloc(refill_gfp))
+	if ((gfp & __GFP_ZERO) && !want_init_on_alloc(refill_gfp)) {
 		clear_highpage(page);
+		pcpcache_count(PCPCACHE_ALLOC_ZEROED, 1);
+	}
 	return page;
 }
 
@@ -193,8 +256,10 @@ static struct page *pcpcache_alloc_buddy(gfp_t gfp)
  */
 static void pcpcache_prep_cached(struct page *page, gfp_t gfp)
 {
-	if (want_init_on_alloc(gfp) || want_init_on_free())
+	if (want_init_on_alloc(gfp) || want_init_on_free()) {
 		clear_highpage(page);
+		pcpcache_count(PCPCACHE_ALLOC_ZEROED, 1);
+	}
 }
 
 struct page *pcpcache_alloc_page(gfp_t gfp, bool cold)
@@ -254,9 +319,9 @@ static bool pcpcache_cacheable(struct page *page)
 
 void pcpcache_free_page(struct page *page, bool cold)
 {
+	bool cached = false, remote = false;
 	struct pcpcache_cpu *pc;
 	unsigned int nr_out = 0;
-	bool cached = false;
 	unsigned long flags;
 	LIST_HEAD(out);
 
@@ -266,7 +331,9 @@ void pcpcache_free_page(struct page *page, bool cold)
 
 	if (!pcpcache_passing_through() && pcpcache_cacheable(page)) {
 		pc = pcpcache_lock_local(flags);
-		cached = mag_put(&pc->mag, &page->lru, cold);
+		remote = !pcpcache_local_node(page);
+		if (!remote)
+			cached = mag_put(&pc->mag, &page->lru, cold);
 		if (cached)
 			nr_out = mag_trim(mag_list(&pc->mag, cold), &out);
 		pcpcache_unlock_local(pc, flags);
@@ -275,9 +342,11 @@ void pcpcache_free_page(struct page *page, bool cold)
 	if (!cached) {
 		__free_page(page);
 		pcpcache_count(PCPCACHE_BUDDY_FREE, 1);
+		if (remote)
+			pcpcache_count(PCPCACHE_REMOTE_NODE, 1);
 		return;
 	}
-	pcpcache_give_back(&out, nr_out);
+	pcpcache_give_back_drained(&out, nr_out);
 }
 EXPORT_SYMBOL_GPL(pcpcache_free_page);
 
@@ -300,7 +369,7 @@ static void pcpcache_apply(const struct pcpcache_config *cfg, bool drain)
 			nr_out += mag_drain(&pc->mag, &out);
 		spin_unlock_irqrestore(&pc->lock, flags);
 
-		pcpcache_give_back(&out, nr_out);
+		pcpcache_give_back_drained(&out, nr_out);
 		cond_resched();
 	}
 }
@@ -381,6 +450,58 @@ void pcpcache_drain_all(void)
 	mutex_lock(&pcpcache_config_mutex);
 	pcpcache_apply(&pcpcache_config, true);
 	mutex_unlock(&pcpcache_config_mutex);
+}
+
+/**
+ * pcpcache_drain_cpu - give one CPU's cached pages back
+ * @cpu: the CPU, which may be offline
+ */
+void pcpcache_drain_cpu(int cpu)
+{
+	struct pcpcache_cpu *pc = per_cpu_ptr(&pcpcache_cpus, cpu);
+	unsigned long flags;
+	unsigned int nr;
+	LIST_HEAD(out);
+
+	spin_lock_irqsave(&pc->lock, flags);
+	nr = mag_drain(&pc->mag, &out);
+	spin_unlock_irqrestore(&pc->lock, flags);
+
+	pcpcache_give_back_drained(&out, nr);
+}
+
+/**
+ * pcpcache_shrink - give cached pages back because the kernel needs memory
+ * @nr: how many to give back at most
+ *
+ * Every CPU gives an equal share, coldest pages first.
+ *
+ * Return: the number given back.
+ */
+unsigned long pcpcache_shrink(unsigned long nr)
+{
+	unsigned long share = DIV_ROUND_UP(nr, num_possible_cpus());
+	unsigned long freed = 0;
+	unsigned long flags;
+	unsigned int got;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct pcpcache_cpu *pc = per_cpu_ptr(&pcpcache_cpus, cpu);
+		LIST_HEAD(out);
+
+		if (freed >= nr)
+			break;
+		spin_lock_irqsave(&pc->lock, flags);
+		got = mag_shrink(&pc->mag, min(share, nr - freed), &out);
+		spin_unlock_irqrestore(&pc->lock, flags);
+
+		pcpcache_give_back(&out, got);
+		freed += got;
+	}
+	pcpcache_count(PCPCACHE_SHRINK, 1);
+	pcpcache_count(PCPCACHE_SHRINK_PAGES, freed);
+	return freed;
 }
 
 /**

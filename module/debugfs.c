@@ -189,6 +189,42 @@ static ssize_t drain_write(struct file *file, const char __user *ubuf,
 	return count;
 }
 
+static int fault_refill_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%u\n", READ_ONCE(pcpcache_fault_refill));
+	return 0;
+}
+
+static int fault_refill_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, fault_refill_show, NULL);
+}
+
+/* A percentage: 0 (the default) to 100. */
+static ssize_t fault_refill_write(struct file *file, const char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	unsigned int val;
+	int err;
+
+	err = read_number(ubuf, count, ppos, &val);
+	if (err)
+		return err;
+	if (val > 100)
+		return -EINVAL;
+	WRITE_ONCE(pcpcache_fault_refill, val);
+	return count;
+}
+
+static const struct file_operations fault_refill_fops = {
+	.owner		= THIS_MODULE,
+	.open		= fault_refill_open,
+	.read		= seq_read,
+	.write		= fault_refill_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
 static const struct file_operations drain_fops = {
 	.owner		= THIS_MODULE,
 	.write		= drain_write,
@@ -211,6 +247,8 @@ void pcpcache_debugfs_init(void)
 	debugfs_create_file("pagesets", 0400, root, NULL, &pagesets_fops);
 	debugfs_create_file("drain", 0200, root, NULL, &drain_fops);
 	debugfs_create_file("user", 0600, root, NULL, &pcpcache_user_fops);
+	debugfs_create_file("fault_refill", 0600, root, NULL,
+			    &fault_refill_fops);
 }
 
 void pcpcache_debugfs_exit(void)

@@ -254,6 +254,32 @@ unsigned int mag_drain(struct pcpcache_mag *mag, struct list_head *out)
 }
 
 /**
+ * mag_shrink - give up pages because memory is short
+ * @mag: the magazine
+ * @nr: how many at most
+ * @out: where they go
+ *
+ * The cold list goes first, then the cold end of the (hot) list.
+ *
+ * Return: the number of pages moved to @out.
+ */
+unsigned int mag_shrink(struct pcpcache_mag *mag, unsigned long nr,
+			struct list_head *out)
+{
+	unsigned int moved = 0, take;
+	int i;
+
+	for (i = PCPCACHE_NR_LISTS - 1; i >= 0 && moved < nr; i--) {
+		struct pcpcache_list *list = &mag->lists[i];
+
+		take = nr - moved < list->count ? nr - moved : list->count;
+		cut_tail(list, take, out);
+		moved += take;
+	}
+	return moved;
+}
+
+/**
  * mag_count - pages cached in a magazine
  * @mag: the magazine
  *

@@ -46,6 +46,8 @@ unsigned int mag_reconfigure(struct pcpcache_mag *mag,
 			     const struct pcpcache_config *cfg,
 			     struct list_head *out);
 unsigned int mag_drain(struct pcpcache_mag *mag, struct list_head *out);
+unsigned int mag_shrink(struct pcpcache_mag *mag, unsigned long nr,
+			struct list_head *out);
 unsigned int mag_count(const struct pcpcache_mag *mag);
 
 #endif /* _PCPCACHE_MAGAZINE_H */

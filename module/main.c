@@ -59,16 +59,38 @@ static int __init pcpcache_init(void)
 	err = pcpcache_core_init();
 	if (err)
 		return err;
+	err = pcpcache_reclaim_init();
+	if (err) {
+		pcpcache_core_exit();
+		return err;
+	}
 	pcpcache_debugfs_init();
 	pr_info("loaded, mode %s\n", pcpcache_mode_name(pcpcache_config.mode));
 	return 0;
 }
 
+/*
+ * Nobody holds a page any more (open files and API users pin the module),
+ * so once the magazines are drained every page taken must be back.
+ */
 static void __exit pcpcache_exit(void)
 {
+	unsigned long sum[PCPCACHE_NR_STATS];
+	long missing;
+
 	pcpcache_debugfs_exit();
+	pcpcache_reclaim_exit();
 	pcpcache_core_exit();
-	pr_info("unloaded\n");
+
+	pcpcache_stats_sum(sum);
+	missing = sum[PCPCACHE_BUDDY_ALLOC] - sum[PCPCACHE_BUDDY_FREE];
+	if (missing)
+		pr_err("unloaded with %ld pages not given back (buddy_alloc %lu, buddy_free %lu)\n",
+		       missing, sum[PCPCACHE_BUDDY_ALLOC],
+		       sum[PCPCACHE_BUDDY_FREE]);
+	else
+		pr_info("unloaded; buddy_alloc %lu == buddy_free %lu\n",
+			sum[PCPCACHE_BUDDY_ALLOC], sum[PCPCACHE_BUDDY_FREE]);
 }
 
 module_init(pcpcache_init);

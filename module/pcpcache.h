@@ -19,11 +19,18 @@ int pcpcache_set_mode(enum pcpcache_mode mode);
 int pcpcache_set_knob(enum pcpcache_knob knob, unsigned int value);
 void pcpcache_get_config(struct pcpcache_config *cfg);
 void pcpcache_drain_all(void);
+void pcpcache_drain_cpu(int cpu);
+unsigned long pcpcache_shrink(unsigned long nr);
+extern unsigned int pcpcache_fault_refill;
 enum pcpcache_mode pcpcache_cpu_lists(int cpu, struct pcpcache_list *lists);
 unsigned long pcpcache_cached_pages(void);
 
 /* user.c: the "user" file's ioctls */
 extern const struct file_operations pcpcache_user_fops;
+
+/* reclaim.c: CPU hotplug and the shrinker */
+int pcpcache_reclaim_init(void);
+void pcpcache_reclaim_exit(void);
 
 /* debugfs.c */
 void pcpcache_debugfs_init(void);

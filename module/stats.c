@@ -18,6 +18,7 @@ static const char * const pcpcache_stat_names[PCPCACHE_NR_STATS] = {
 	[PCPCACHE_ALLOC_MISS]	= "alloc_miss",
 	[PCPCACHE_ALLOC_COLD]	= "alloc_cold",
 	[PCPCACHE_ALLOC_FAIL]	= "alloc_fail",
+	[PCPCACHE_ALLOC_ZEROED]	= "alloc_zeroed",
 	[PCPCACHE_FREE]		= "free",
 	[PCPCACHE_FREE_COLD]	= "free_cold",
 	[PCPCACHE_REFILL]	= "refill",
@@ -27,9 +28,17 @@ static const char * const pcpcache_stat_names[PCPCACHE_NR_STATS] = {
 	[PCPCACHE_BUDDY_ALLOC]	= "buddy_alloc",
 	[PCPCACHE_BUDDY_FREE]	= "buddy_free",
 	[PCPCACHE_MODE_SWITCHES] = "mode_switches",
+	[PCPCACHE_REMOTE_NODE]	= "remote_node",
+	[PCPCACHE_SHRINK]	= "shrink",
+	[PCPCACHE_SHRINK_PAGES]	= "shrink_pages",
+	[PCPCACHE_FAULT_INJECTED] = "fault_injected",
 };
 
-static void pcpcache_stats_sum(unsigned long sum[PCPCACHE_NR_STATS])
+/**
+ * pcpcache_stats_sum - every counter, summed over all possible CPUs
+ * @sum: where to put them
+ */
+void pcpcache_stats_sum(unsigned long sum[PCPCACHE_NR_STATS])
 {
 	int cpu, i;
 

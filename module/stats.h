@@ -17,6 +17,7 @@ enum pcpcache_stat {
 	PCPCACHE_ALLOC_MISS,	/* ... taken from the buddy allocator */
 	PCPCACHE_ALLOC_COLD,	/* ... asked for cold */
 	PCPCACHE_ALLOC_FAIL,	/* allocations that returned NULL */
+	PCPCACHE_ALLOC_ZEROED,	/* pages pcpcache cleared itself */
 	PCPCACHE_FREE,		/* pages given back by users */
 	PCPCACHE_FREE_COLD,	/* ... freed cold */
 	PCPCACHE_REFILL,	/* batches taken from the buddy allocator */
@@ -26,6 +27,10 @@ enum pcpcache_stat {
 	PCPCACHE_BUDDY_ALLOC,	/* every page taken from the buddy allocator */
 	PCPCACHE_BUDDY_FREE,	/* every page given back to it */
 	PCPCACHE_MODE_SWITCHES,	/* writes that changed the mode */
+	PCPCACHE_REMOTE_NODE,	/* pages not cached: of another node */
+	PCPCACHE_SHRINK,	/* calls from the shrinker */
+	PCPCACHE_SHRINK_PAGES,	/* ... and the pages they gave back */
+	PCPCACHE_FAULT_INJECTED, /* refills cut short by fault_refill */
 	PCPCACHE_NR_STATS,
 };
 
@@ -44,6 +49,7 @@ static inline void pcpcache_count(enum pcpcache_stat item, unsigned long nr)
 	this_cpu_add(pcpcache_stats.count[item], nr);
 }
 
+void pcpcache_stats_sum(unsigned long sum[PCPCACHE_NR_STATS]);
 void pcpcache_stats_show(struct seq_file *m);
 
 #endif /* _PCPCACHE_STATS_H */

@@ -156,6 +156,8 @@ static int user_alloc(struct pcpcache_user *user, struct pcpcache_pages *req)
 			break;
 		list_add(&page->lru, &pages);
 		req->done++;
+		if (page_to_nid(page) != cpu_to_mem(req->cpu))
+			req->remote++;
 		if (fatal_signal_pending(current))
 			break;
 		cond_resched();
@@ -203,6 +205,8 @@ static long user_pages_ioctl(struct pcpcache_user *user, unsigned int cmd,
 		return -EINVAL;
 	req.cpu = raw_smp_processor_id();
 	req.done = 0;
+	req.remote = 0;
+	req.pad = 0;
 
 	if (cmd == PCPCACHE_IOC_ALLOC)
 		err = user_alloc(user, &req);

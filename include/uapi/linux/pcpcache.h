@@ -27,6 +27,8 @@ struct pcpcache_pages {
 	__u32 done;	/* out: pages allocated or freed */
 	__s32 cpu;	/* out: the CPU the call started on */
 	__u64 held;	/* out: pages the file holds afterwards */
+	__u32 remote;	/* out: pages allocated from another node than cpu's */
+	__u32 pad;	/* out: 0 */
 };
 
 /* PCPCACHE_IOC_CYCLE: flags */
