@@ -295,6 +295,25 @@ TEST_F(mag, drain_empties_both_lists)
 	EXPECT_EQ(0U, mag_drain(&self->mag, &self->out));
 }
 
+/* Memory pressure takes the cold list first, then the (hot) list's tail. */
+TEST_F(mag, shrink_takes_coldest_first)
+{
+	struct pcpcache_config cfg = defaults;
+
+	cfg.mode = PCPCACHE_MODE_SPLIT;
+	mag_reconfigure(&self->mag, &cfg, &self->out);
+	put_range(&self->mag, self->pages, 0, 4, false);
+	put_range(&self->mag, self->pages, 4, 7, true);
+	EXPECT_EQ(5U, mag_shrink(&self->mag, 5, &self->out));
+	EXPECT_STREQ("6 5 4 1 0", ids(&self->out, self->buf, sizeof(self->buf)));
+	EXPECT_STREQ("3 2", ids(&self->mag.lists[PCPCACHE_LIST_HOT].pages,
+				self->buf, sizeof(self->buf)));
+	EXPECT_EQ(2U, mag_shrink(&self->mag, 100, &self->out));
+	EXPECT_EQ(0U, mag_shrink(&self->mag, 100, &self->out));
+	EXPECT_EQ(0U, mag_count(&self->mag));
+	EXPECT_TRUE(conserved(&self->mag, &self->out, 7));
+}
+
 TEST(config_rules)
 {
 	const struct {

@@ -8,7 +8,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -104,7 +106,7 @@ TEST_F(knobs, files_are_root_only)
 		{ "mode", 0600 }, { "batch", 0600 }, { "high", 0600 },
 		{ "cold_batch", 0600 }, { "cold_high", 0600 },
 		{ "stats", 0400 }, { "pagesets", 0400 }, { "drain", 0200 },
-		{ "user", 0600 },
+		{ "user", 0600 }, { "fault_refill", 0600 },
 	};
 	char path[128];
 	struct stat st;
@@ -120,6 +122,47 @@ TEST_F(knobs, files_are_root_only)
 		}
 		EXPECT_EQ(0U, st.st_uid);
 	}
+}
+
+/* Another user gets EACCES reading or writing any file. */
+TEST_F(knobs, other_users_are_refused)
+{
+	static const char * const files[] = {
+		"mode", "batch", "high", "cold_batch", "cold_high", "stats",
+		"pagesets", "drain", "user", "fault_refill",
+	};
+	pid_t child;
+	int status;
+
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		char path[128];
+		int bad = 0, fd;
+		size_t i, m;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(100);
+		for (i = 0; i < ARRAY_SIZE(files); i++) {
+			for (m = 0; m < 2; m++) {
+				snprintf(path, sizeof(path), PCP_DIR "/%s",
+					 files[i]);
+				fd = open(path, m ? O_WRONLY : O_RDONLY);
+				if (fd >= 0 || errno != EACCES) {
+					fprintf(stderr, "# %s opened %s by uid 65534: %s\n",
+						path, m ? "for writing" : "for reading",
+						fd >= 0 ? "allowed" : strerror(errno));
+					bad++;
+				}
+				if (fd >= 0)
+					close(fd);
+			}
+		}
+		_exit(bad);
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
 TEST_F(knobs, defaults_are_2_6_23)
@@ -328,7 +371,8 @@ TEST_F(knobs, stats_has_every_counter)
 		"alloc", "alloc_hit", "alloc_miss", "alloc_cold", "alloc_fail",
 		"free", "free_cold", "refill", "refill_pages", "drain",
 		"drain_pages", "buddy_alloc", "buddy_free", "cached", "held",
-		"mode_switches",
+		"mode_switches", "alloc_zeroed", "remote_node", "shrink",
+		"shrink_pages", "fault_injected",
 	};
 	size_t i;
 

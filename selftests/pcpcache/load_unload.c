@@ -236,6 +236,45 @@ TEST_F(pcpcache, unload_after_stress_gives_pages_back)
 	}
 }
 
+/* rmmod says the books closed: every page taken was given back */
+TEST_F(pcpcache, unload_reports_balanced_books)
+{
+	int fd, cpu;
+
+	ASSERT_EQ(0, pcp_run("modprobe pcpcache"));
+	fd = pcp_open_user();
+	ASSERT_LE(0, fd);
+	for (cpu = 0; cpu < pcp_nr_cpus(); cpu++) {
+		ASSERT_EQ(0, pcp_pin(cpu));
+		ASSERT_EQ(0, pcp_alloc(fd, 200, 0, NULL));
+		ASSERT_EQ(0, pcp_free(fd, 100, PCPCACHE_COLD, NULL));
+	}
+	close(fd);
+	pcp_run("dmesg -c >/dev/null");
+	ASSERT_EQ(0, pcp_run("rmmod pcpcache"));
+	EXPECT_EQ(0, pcp_run("dmesg | grep -E -q 'pcpcache: unloaded; buddy_alloc ([1-9][0-9]*) == buddy_free \\1$'")) {
+		pcp_run("dmesg | grep pcpcache");
+	}
+}
+
+/* A file holding pages pins the module; nothing is freed under it. */
+TEST_F(pcpcache, unload_refused_while_pages_held)
+{
+	struct pcp_stats st;
+	int fd;
+
+	ASSERT_EQ(0, pcp_run("modprobe pcpcache"));
+	fd = pcp_open_user();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pcp_alloc(fd, 100, 0, NULL));
+	EXPECT_NE(0, pcp_run("rmmod pcpcache 2>/dev/null"));
+	ASSERT_TRUE(pcp_exists(DEBUGFS_DIR));
+	ASSERT_EQ(0, pcp_read_stats(&st));
+	EXPECT_EQ(100, pcp_stat(&st, "held"));
+	close(fd);
+	EXPECT_EQ(0, pcp_run("rmmod pcpcache"));
+}
+
 TEST_F(pcpcache, reload_cycles)
 {
 	int i;

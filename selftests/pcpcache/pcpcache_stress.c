@@ -152,6 +152,9 @@ static void *worker_main(void *arg)
 		return NULL;
 	}
 	while (!atomic_load(&s->stop)) {
+		/* back home after the CPU went offline and came back */
+		if (sched_getcpu() != w->cpu)
+			pcp_pin(w->cpu);
 		nr = pick_batch(&w->seed);
 		flags = pick(&w->seed, 0, 1) ? PCPCACHE_COLD : 0;
 		switch (pick(&w->seed, 0, 9)) {
@@ -297,6 +300,63 @@ static void ctl_bad_write(struct stress *s, struct ctl_state *st,
 		     file, val);
 }
 
+/* Take @cpu offline or bring it back; 0, or -errno. */
+int pcp_cpu_set_online(int cpu, bool online)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+		 cpu);
+	return pcp_write_file(path, online ? "1" : "0");
+}
+
+/* The pages cached on @cpu (both lists); 0, or -errno. */
+int pcp_pageset_count(int cpu, long *count)
+{
+	static struct pcp_pageset sets[PCP_MAX_CPUS];
+	int i, nr = pcp_read_pagesets(sets, PCP_MAX_CPUS);
+
+	for (i = 0; i < nr; i++) {
+		if (sets[i].cpu == cpu) {
+			*count = sets[i].count +
+				 (sets[i].cold_count > 0 ? sets[i].cold_count : 0);
+			return 0;
+		}
+	}
+	return nr < 0 ? nr : -ENOENT;
+}
+
+/*
+ * Take a random CPU other than 0 offline, check its magazine was emptied,
+ * and bring it back; CPUs without an online file are left alone.
+ */
+static void ctl_hotplug(struct stress *s, unsigned int *seed)
+{
+	int cpu, nr = sysconf(_SC_NPROCESSORS_CONF);
+	long count;
+	int err;
+
+	if (nr < 2)
+		return;
+	cpu = pick(seed, 1, nr - 1);
+	err = pcp_cpu_set_online(cpu, false);
+	if (err == -ENOENT || err == -EBUSY)
+		return;
+	if (err) {
+		fail(s, "controller: cpu%d offline: %s", cpu, strerror(-err));
+		return;
+	}
+	s->res->hotplugs++;
+	err = pcp_pageset_count(cpu, &count);
+	if (err || count)
+		fail(s, "controller: cpu%d is offline but caches %ld pages (%s)",
+		     cpu, count, err ? strerror(-err) : "read");
+	usleep(pick(seed, 0, 20) * 1000);
+	err = pcp_cpu_set_online(cpu, true);
+	if (err)
+		fail(s, "controller: cpu%d online: %s", cpu, strerror(-err));
+}
+
 /* high + cold_high may not exceed RAM pages / 4 / possible CPUs. */
 static unsigned long ctl_limit(void)
 {
@@ -354,6 +414,12 @@ static void *controller_main(void *arg)
 		case 6 ... 7:
 			ctl_bad_write(s, &st, &seed, limit);
 			break;
+		case 8:
+			if (s->opts->hotplug) {
+				ctl_hotplug(s, &seed);
+				break;
+			}
+			/* fall through */
 		default:
 			err = pcp_write("drain", "1");
 			if (err)
@@ -421,6 +487,16 @@ int pcp_stress_run(const struct pcp_stress_opts *opts,
 
 	memset(res, 0, sizeof(*res));
 	atomic_init(&s.stop, false);
+	if (opts->fault) {
+		char val[16];
+
+		snprintf(val, sizeof(val), "%u", opts->fault);
+		if (pcp_write("fault_refill", val)) {
+			snprintf(res->failure, sizeof(res->failure),
+				 "cannot set fault_refill to %u", opts->fault);
+			return -1;
+		}
+	}
 	pthread_mutex_init(&s.lock, NULL);
 	s.shared = pcp_open_user();
 	if (s.shared < 0) {
@@ -445,6 +521,8 @@ int pcp_stress_run(const struct pcp_stress_opts *opts,
 		pthread_join(controller, NULL);
 	res->seconds = now() - start;
 	close(s.shared);
+	if (opts->fault)
+		pcp_write("fault_refill", "0");
 	pthread_mutex_destroy(&s.lock);
 	return res->failure[0] ? -1 : 0;
 }

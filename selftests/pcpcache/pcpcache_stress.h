@@ -21,6 +21,8 @@ struct pcp_stress_opts {
 	unsigned int seed;
 	cpu_set_t cpus;		/* one worker per CPU in the set */
 	bool chaos;		/* run the controller */
+	bool hotplug;		/* ... which also takes CPUs offline and back */
+	unsigned int fault;	/* fault_refill percentage during the run */
 	FILE *log;		/* progress and problems; NULL for none */
 };
 
@@ -31,6 +33,7 @@ struct pcp_stress_result {
 	unsigned long long ioctls[PCP_MAX_CPUS];
 	unsigned long long enospc;		/* limits reached: allowed */
 	unsigned long long controls;		/* controller writes */
+	unsigned long long hotplugs;		/* CPUs taken offline */
 	double seconds;				/* measured */
 	/* the first thing that went wrong, or "" */
 	char failure[256];
@@ -38,5 +41,7 @@ struct pcp_stress_result {
 
 int pcp_stress_run(const struct pcp_stress_opts *opts,
 		   struct pcp_stress_result *res);
+int pcp_cpu_set_online(int cpu, bool online);
+int pcp_pageset_count(int cpu, long *count);
 
 #endif /* _PCPCACHE_STRESS_H */

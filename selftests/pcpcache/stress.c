@@ -2,11 +2,12 @@
 /*
  * pcpcache's defining test: one worker pinned to every online CPU
  * allocates, holds and frees pages while a controller switches modes,
- * changes knobs, writes values that must be refused and drains. At the
- * end nothing is held, the books balance exactly, a drain empties every
- * CPU and the kernel log has no warning and no pcpcache error.
+ * changes knobs, writes values that must be refused, drains, takes CPUs
+ * offline and back, and 10% of refills are cut short (fault_refill). At
+ * the end nothing is held, the books balance exactly, a drain empties
+ * every CPU and the kernel log has no warning and no pcpcache error.
  *
- *   stress [-d SECONDS] [-s SEED]
+ *   stress [-d SECONDS] [-s SEED] [-f FAULT_PERCENT] [-n (no hotplug)]
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -27,8 +28,36 @@
 
 static void usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [-d SECONDS] [-s SEED]\n", prog);
+	fprintf(stderr, "usage: %s [-d SECONDS] [-s SEED] [-f FAULT_PERCENT] [-n]\n",
+		prog);
 	exit(KSFT_FAIL);
+}
+
+/* Whatever the stress did, leave every CPU online. */
+static void online_all_cpus(void)
+{
+	int cpu;
+
+	for (cpu = 1; cpu < sysconf(_SC_NPROCESSORS_CONF); cpu++)
+		pcp_cpu_set_online(cpu, true);
+}
+
+/* Injected faults were counted and made allocations fail. */
+static void check_faults(const struct pcp_stress_opts *opts)
+{
+	struct pcp_stats st;
+
+	if (!opts->fault || pcp_read_stats(&st)) {
+		ksft_test_result_skip("fault counters (fault_refill 0)\n");
+		ksft_test_result_skip("failed allocations counted\n");
+		return;
+	}
+	ksft_test_result(pcp_stat(&st, "fault_injected") > 0,
+			 "fault counters: %lld refills cut short\n",
+			 pcp_stat(&st, "fault_injected"));
+	ksft_test_result(pcp_stat(&st, "alloc_fail") > 0,
+			 "failed allocations counted: alloc_fail %lld\n",
+			 pcp_stat(&st, "alloc_fail"));
 }
 
 static void check_books(void)
@@ -51,11 +80,13 @@ static void check_books(void)
 	for (i = 0; i < nr; i++)
 		if (sets[i].count || sets[i].cold_count > 0)
 			busy = sets[i].cpu;
+	if (busy >= 0)
+		ksft_print_msg("cpu %d still caches pages after drain\n", busy);
 	ksft_test_result(nr > 0 && busy < 0 && pcp_stat(&st, "cached") == 0 &&
 			 pcp_stat(&st, "buddy_alloc") == pcp_stat(&st, "buddy_free"),
-			 "drain empties every CPU (cached %lld, cpu %d not empty, buddy_alloc %lld, buddy_free %lld)\n",
-			 pcp_stat(&st, "cached"), busy,
-			 pcp_stat(&st, "buddy_alloc"), pcp_stat(&st, "buddy_free"));
+			 "drain empties every CPU (cached %lld, buddy_alloc %lld, buddy_free %lld)\n",
+			 pcp_stat(&st, "cached"), pcp_stat(&st, "buddy_alloc"),
+			 pcp_stat(&st, "buddy_free"));
 }
 
 int main(int argc, char **argv)
@@ -64,6 +95,8 @@ int main(int argc, char **argv)
 		.seconds = DEFAULT_SECONDS,
 		.seed = time(NULL) ^ getpid(),
 		.chaos = true,
+		.hotplug = true,
+		.fault = 10,
 		.log = stdout,
 	};
 	static struct pcp_stress_result res;
@@ -71,13 +104,19 @@ int main(int argc, char **argv)
 	const char *why;
 	int opt, i;
 
-	while ((opt = getopt(argc, argv, "d:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:s:f:n")) != -1) {
 		switch (opt) {
 		case 'd':
 			opts.seconds = strtoul(optarg, NULL, 0);
 			break;
 		case 's':
 			opts.seed = strtoul(optarg, NULL, 0);
+			break;
+		case 'f':
+			opts.fault = strtoul(optarg, NULL, 0);
+			break;
+		case 'n':
+			opts.hotplug = false;
 			break;
 		default:
 			usage(argv[0]);
@@ -94,22 +133,25 @@ int main(int argc, char **argv)
 	if (sched_getaffinity(0, sizeof(opts.cpus), &opts.cpus))
 		ksft_exit_fail_msg("sched_getaffinity failed\n");
 
-	ksft_set_plan(7);
-	ksft_print_msg("seed %u, %u s, %d CPUs (replay: %s -s %u -d %u)\n",
-		       opts.seed, opts.seconds, CPU_COUNT(&opts.cpus), argv[0],
-		       opts.seed, opts.seconds);
+	ksft_set_plan(9);
+	ksft_print_msg("seed %u, %u s, %d CPUs, fault_refill %u%%, hotplug %s (replay: %s -s %u -d %u -f %u%s)\n",
+		       opts.seed, opts.seconds, CPU_COUNT(&opts.cpus), opts.fault,
+		       opts.hotplug ? "on" : "off", argv[0], opts.seed,
+		       opts.seconds, opts.fault, opts.hotplug ? "" : " -n");
 
 	pcp_stress_run(&opts, &res);
 	for (i = 0; i < res.nr_workers; i++)
 		pages += res.pages[i];
-	ksft_print_msg("%llu pages in %.1f s on %d workers, %llu control writes, %llu requests over a limit\n",
+	ksft_print_msg("%llu pages in %.1f s on %d workers, %llu control writes, %llu CPUs offlined, %llu requests over a limit or out of memory\n",
 		       pages, res.seconds, res.nr_workers, res.controls,
-		       res.enospc);
+		       res.hotplugs, res.enospc);
 	ksft_test_result(!res.failure[0] && res.nr_workers == CPU_COUNT(&opts.cpus),
 			 "stress on every CPU: %s\n",
 			 res.failure[0] ? res.failure : "no unexpected error");
+	online_all_cpus();
 
 	check_books();
+	check_faults(&opts);
 
 	ksft_test_result(pcp_run("dmesg | grep -E '" DMESG_PROBLEMS "'") == 1,
 			 "no warning or pcpcache error in dmesg\n");

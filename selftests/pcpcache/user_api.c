@@ -136,6 +136,32 @@ TEST_F(user, cycle_counts)
 	EXPECT_LT(6000, pcp_stat(&self->st, "alloc_hit"));
 }
 
+/*
+ * A recycled page is cleared when the buddy allocator would have cleared a
+ * fresh one. The user file asks without __GFP_ZERO, so under Debian's
+ * default init_on_alloc=1 every hit is cleared, and with init_on_alloc=0
+ * on the command line none is: the hit path then costs no clearing.
+ */
+TEST_F(user, hits_are_cleared_only_under_init_on_alloc)
+{
+	struct pcpcache_cycle req = { .cycles = 50, .batch = 64 };
+	bool init_on_alloc;
+	char cmdline[4096];
+
+	ASSERT_LT(0, pcp_read_file("/proc/cmdline", cmdline, sizeof(cmdline)));
+	init_on_alloc = !strstr(cmdline, "init_on_alloc=0");
+	ASSERT_EQ(0, ioctl(self->fd, PCPCACHE_IOC_CYCLE, &req));
+	ASSERT_EQ(0, held(_metadata, &self->st));
+	ASSERT_LT(0, pcp_stat(&self->st, "alloc_hit"));
+	EXPECT_EQ(init_on_alloc ? pcp_stat(&self->st, "alloc_hit") : 0,
+		  pcp_stat(&self->st, "alloc_zeroed")) {
+		TH_LOG("init_on_alloc %s: %lld hits, %lld pages cleared",
+		       init_on_alloc ? "on" : "off",
+		       pcp_stat(&self->st, "alloc_hit"),
+		       pcp_stat(&self->st, "alloc_zeroed"));
+	}
+}
+
 TEST_F(user, bad_cycles_change_nothing)
 {
 	static const struct pcpcache_cycle bad[] = {

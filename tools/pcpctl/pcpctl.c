@@ -35,6 +35,7 @@ static void stress_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: %s stress [--seconds N] [--cpus LIST] [--seed S] [--calm]\n"
+		"                     [--hotplug] [--fault PERCENT]\n"
 		"\n"
 		"One thread pinned to each CPU of LIST (default: every CPU this\n"
 		"process may run on) allocates, holds and frees pages through\n"
@@ -47,7 +48,9 @@ static void stress_usage(FILE *f)
 		"  --seconds N  how long to run (default 10)\n"
 		"  --cpus LIST  CPUs to run on, like 0-3,6\n"
 		"  --seed S     seed of every random choice, to replay a run\n"
-		"  --calm       no controller: the configuration stays as it is\n",
+		"  --calm       no controller: the configuration stays as it is\n"
+		"  --hotplug    the controller also takes CPUs offline and back\n"
+		"  --fault P    cut P%% of refills short (fault_refill) meanwhile\n",
 		prog);
 }
 
@@ -92,6 +95,8 @@ static int cmd_stress(int argc, char **argv)
 		{ "cpus", required_argument, NULL, 'c' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "calm", no_argument, NULL, 'q' },
+		{ "hotplug", no_argument, NULL, 'H' },
+		{ "fault", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -128,6 +133,17 @@ static int cmd_stress(int argc, char **argv)
 		case 'q':
 			opts.chaos = false;
 			break;
+		case 'H':
+			opts.hotplug = true;
+			break;
+		case 'f':
+			opts.fault = strtoul(optarg, NULL, 10);
+			if (opts.fault > 100) {
+				fprintf(stderr, "%s: --fault takes 0 to 100\n",
+					prog);
+				return 2;
+			}
+			break;
 		case 'h':
 			stress_usage(stdout);
 			return 0;
@@ -155,8 +171,8 @@ static int cmd_stress(int argc, char **argv)
 	}
 	printf("%5s %14.0f %14.0f\n", "total", pages / res.seconds,
 	       ioctls / res.seconds);
-	printf("%llu control writes, %llu requests over a limit\n",
-	       res.controls, res.enospc);
+	printf("%llu control writes, %llu CPUs offlined, %llu requests over a limit or out of memory\n",
+	       res.controls, res.hotplugs, res.enospc);
 
 	ok = !res.failure[0];
 	if (!ok)
