@@ -7,7 +7,8 @@
  * read-only parameters tell the selftest every context was exercised.
  *
  * Every page is filled with a pattern before it is freed, so that an
- * allocation with __GFP_ZERO that returns a dirty page is caught.
+ * allocation that must come back cleared (__GFP_ZERO, or any allocation
+ * under init_on_alloc or init_on_free) and does not is caught.
  */
 #include <linux/cpu.h>
 #include <linux/delay.h>
@@ -78,14 +79,16 @@ static void exercise(struct held *held, gfp_t gfp, atomic_long_t *count)
 	held->nr = 0;
 
 	for (i = 0; i < nr; i++) {
-		bool zero = get_random_u32_below(2);
+		gfp_t this_gfp = gfp | (get_random_u32_below(2) ? __GFP_ZERO : 0);
+		bool must_be_clear = want_init_on_alloc(this_gfp) ||
+				     want_init_on_free();
 
-		page = pcpcache_alloc_page(gfp | (zero ? __GFP_ZERO : 0), cold);
+		page = pcpcache_alloc_page(this_gfp, cold);
 		if (!page) {
 			atomic_long_inc(&failed_allocs);
 			continue;
 		}
-		if (zero && memchr_inv(page_address(page), 0, PAGE_SIZE))
+		if (must_be_clear && memchr_inv(page_address(page), 0, PAGE_SIZE))
 			atomic_long_inc(&dirty_pages);
 		held->pages[held->nr++] = page;
 	}
