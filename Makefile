@@ -9,13 +9,18 @@
 #   make deps         install what the above need (as root)
 #   make unit         host unit tests only
 #   make vm-check     kselftests in the VM only
+#   make lint         checkpatch --strict, sparse and W=1 on module/
+#   make matrix       build for 6.1, 6.1-rt and 6.12; run the selftests on
+#                     the last two in the VM (installs what is missing)
+#   make install      through DKMS, for the running kernel or KVER=...
+#   make uninstall    remove it from DKMS and every kernel
 
 TOP := $(CURDIR)
 BUILD := $(TOP)/build
 
-# The newest Debian amd64 headers of the generic flavour (not -rt-, not
-# -cloud-); the VM boots the kernel they belong to.
-KDIR ?= $(shell ls -d /usr/src/linux-headers-*[0-9]-amd64 2>/dev/null | sort -V | tail -n 1)
+# Debian's default amd64 kernel (tools/kernel-release); the VM boots it.
+KREL ?= $(shell $(TOP)/tools/kernel-release)
+KDIR ?= $(if $(KREL),/usr/src/linux-headers-$(KREL))
 export KDIR
 
 # The kernel's kselftest framework (lib.mk, runner, harness headers), taken
@@ -27,7 +32,8 @@ KSFT_FILES := tools/testing/selftests/Makefile tools/testing/selftests/lib.mk \
 	tools/testing/selftests/kselftest_harness.h \
 	tools/testing/selftests/kselftest \
 	tools/testing/selftests/run_kselftest.sh scripts/subarch.include \
-	tools/include
+	tools/include scripts/checkpatch.pl scripts/spelling.txt \
+	scripts/const_structs.checkpatch
 
 all: module selftests tools
 
@@ -85,8 +91,36 @@ demo: deps
 	@$(MAKE) -s all
 	@$(TOP)/tools/demo
 
+lint: ksft
+	@$(TOP)/tools/lint
+
+matrix: all
+	@$(TOP)/tools/matrix setup --images
+	@$(TOP)/tools/matrix build
+	@$(TOP)/tools/matrix vm
+
+# DKMS gets a clean copy of what it builds from, not build/ or .git.
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(TOP)/dkms.conf)
+KVER ?= $(shell uname -r)
+DKMS_SRC := /usr/src/pcpcache-$(VERSION)
+
+install:
+	@command -v dkms > /dev/null || { echo "dkms is not installed: run 'make deps'" >&2; exit 1; }
+	rm -rf $(DKMS_SRC)
+	mkdir -p $(DKMS_SRC)
+	cp -r module include dkms.conf $(DKMS_SRC)/
+	$(MAKE) -s -C $(DKMS_SRC)/module clean > /dev/null 2>&1 || true
+	dkms status -m pcpcache -v $(VERSION) | grep -q . || dkms add -m pcpcache -v $(VERSION)
+	dkms build -m pcpcache -v $(VERSION) -k $(KVER)
+	dkms install -m pcpcache -v $(VERSION) -k $(KVER)
+
+uninstall:
+	-dkms status -m pcpcache -v $(VERSION) | grep -q . && dkms remove -m pcpcache -v $(VERSION) --all
+	rm -rf $(DKMS_SRC)
+
 clean:
 	-$(MAKE) -C module clean
 	rm -rf $(BUILD)
 
-.PHONY: all deps module ksft selftests tools unit vm-check check demo clean
+.PHONY: all deps module ksft selftests tools unit vm-check check demo lint matrix \
+	install uninstall clean
