@@ -39,6 +39,10 @@ static int list_len(struct list_head *head)
 	return n;
 }
 
+/* The ids of a list of the fixture's magazine, or of any list, as "1 2 3". */
+#define MAG_IDS(n)	LIST_IDS(&self->mag.lists[n].pages)
+#define LIST_IDS(head)	ids(head, self->buf, sizeof(self->buf))
+
 /* Write the ids of @head into @buf as "1 2 3". */
 static const char *ids(struct list_head *head, char *buf, size_t size)
 {
@@ -108,8 +112,7 @@ static bool conserved(struct pcpcache_mag *mag, struct list_head *out,
 TEST_F(mag, single_hot_is_lifo)
 {
 	put_range(&self->mag, self->pages, 0, 3, false);
-	EXPECT_STREQ("2 1 0", ids(&self->mag.lists[0].pages, self->buf,
-				   sizeof(self->buf)));
+	EXPECT_STREQ("2 1 0", MAG_IDS(0));
 	EXPECT_EQ(2, id_of(mag_take(&self->mag, false)));
 	EXPECT_EQ(1, id_of(mag_take(&self->mag, false)));
 	EXPECT_EQ(1U, self->mag.lists[PCPCACHE_LIST_HOT].count);
@@ -119,8 +122,7 @@ TEST_F(mag, single_cold_goes_to_tail)
 {
 	put_range(&self->mag, self->pages, 0, 2, false);
 	put_range(&self->mag, self->pages, 2, 4, true);
-	EXPECT_STREQ("1 0 2 3", ids(&self->mag.lists[0].pages, self->buf,
-				     sizeof(self->buf)));
+	EXPECT_STREQ("1 0 2 3", MAG_IDS(0));
 	/* cold takes the coldest, hot the hottest */
 	EXPECT_EQ(3, id_of(mag_take(&self->mag, true)));
 	EXPECT_EQ(1, id_of(mag_take(&self->mag, false)));
@@ -184,9 +186,8 @@ TEST_F(mag, trim_drains_batch_from_cold_end)
 	EXPECT_EQ(0U, mag_trim(list, &self->out));
 	put_range(&self->mag, self->pages, 8, 9, false);
 	EXPECT_EQ(4U, mag_trim(list, &self->out));
-	EXPECT_STREQ("3 2 1 0", ids(&self->out, self->buf, sizeof(self->buf)));
-	EXPECT_STREQ("8 7 6 5 4", ids(&list->pages, self->buf,
-				       sizeof(self->buf)));
+	EXPECT_STREQ("3 2 1 0", LIST_IDS(&self->out));
+	EXPECT_STREQ("8 7 6 5 4", LIST_IDS(&list->pages));
 	EXPECT_EQ(5U, list->count);
 	EXPECT_TRUE(conserved(&self->mag, &self->out, 9));
 }
@@ -201,7 +202,7 @@ TEST_F(mag, refill_goes_behind_freed_pages)
 	list_add_tail(&self->pages[2].lru, &fresh);
 	mag_add_refill(list, &fresh, 2);
 	EXPECT_TRUE(list_empty(&fresh));
-	EXPECT_STREQ("0 1 2", ids(&list->pages, self->buf, sizeof(self->buf)));
+	EXPECT_STREQ("0 1 2", LIST_IDS(&list->pages));
 	EXPECT_EQ(3U, list->count);
 }
 
@@ -215,8 +216,7 @@ TEST_F(mag, leaving_split_appends_cold_list)
 	put_range(&self->mag, self->pages, 2, 4, true);
 	cfg.mode = PCPCACHE_MODE_SINGLE;
 	EXPECT_EQ(0U, mag_reconfigure(&self->mag, &cfg, &self->out));
-	EXPECT_STREQ("1 0 3 2", ids(&self->mag.lists[0].pages, self->buf,
-				     sizeof(self->buf)));
+	EXPECT_STREQ("1 0 3 2", MAG_IDS(0));
 	EXPECT_EQ(4U, self->mag.lists[PCPCACHE_LIST_HOT].count);
 	EXPECT_EQ(0U, self->mag.lists[PCPCACHE_LIST_COLD].count);
 }
@@ -271,8 +271,7 @@ TEST_F(mag, shrinking_high_cuts_the_cold_end)
 			for (i = count > high ? count - high - 1 : -1; i >= 0; i--)
 				pos += snprintf(want + pos, sizeof(want) - pos,
 						"%s%d", pos ? " " : "", i);
-			EXPECT_STREQ(want, ids(&self->out, self->buf,
-					       sizeof(self->buf)));
+			EXPECT_STREQ(want, LIST_IDS(&self->out));
 			EXPECT_EQ((unsigned int)(count > high ? high : count),
 				  self->mag.lists[0].count);
 			EXPECT_TRUE(conserved(&self->mag, &self->out, count));
@@ -305,9 +304,8 @@ TEST_F(mag, shrink_takes_coldest_first)
 	put_range(&self->mag, self->pages, 0, 4, false);
 	put_range(&self->mag, self->pages, 4, 7, true);
 	EXPECT_EQ(5U, mag_shrink(&self->mag, 5, &self->out));
-	EXPECT_STREQ("6 5 4 1 0", ids(&self->out, self->buf, sizeof(self->buf)));
-	EXPECT_STREQ("3 2", ids(&self->mag.lists[PCPCACHE_LIST_HOT].pages,
-				self->buf, sizeof(self->buf)));
+	EXPECT_STREQ("6 5 4 1 0", LIST_IDS(&self->out));
+	EXPECT_STREQ("3 2", MAG_IDS(PCPCACHE_LIST_HOT));
 	EXPECT_EQ(2U, mag_shrink(&self->mag, 100, &self->out));
 	EXPECT_EQ(0U, mag_shrink(&self->mag, 100, &self->out));
 	EXPECT_EQ(0U, mag_count(&self->mag));
