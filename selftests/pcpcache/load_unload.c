@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "kselftest_harness.h"
 #include "pcpcache_stress.h"
@@ -273,6 +274,26 @@ TEST_F(pcpcache, unload_refused_while_pages_held)
 	EXPECT_EQ(100, pcp_stat(&st, "held"));
 	close(fd);
 	EXPECT_EQ(0, pcp_run("rmmod pcpcache"));
+}
+
+/* Options in /etc/modprobe.d/ reach the module parameters. */
+TEST_F(pcpcache, modprobe_d_options_apply)
+{
+	const char *conf = "/etc/modprobe.d/pcpcache-selftest.conf";
+	char buf[128];
+	long val;
+
+	ASSERT_EQ(0, pcp_run("mkdir -p /etc/modprobe.d && echo 'options pcpcache mode=split batch=31 high=186' > %s",
+			     conf));
+	EXPECT_EQ(0, pcp_run("modprobe pcpcache"));
+	unlink(conf);
+	ASSERT_TRUE(pcp_exists(SYSFS_MODULE));
+	ASSERT_LT(0, pcp_read_file(DEBUGFS_DIR "/mode", buf, sizeof(buf)));
+	EXPECT_STREQ("passthrough single [split]\n", buf);
+	ASSERT_EQ(0, pcp_read_long("batch", &val));
+	EXPECT_EQ(31, val);
+	ASSERT_EQ(0, pcp_read_long("high", &val));
+	EXPECT_EQ(186, val);
 }
 
 TEST_F(pcpcache, reload_cycles)
