@@ -209,6 +209,20 @@ static unsigned int pcpcache_inject_fault(unsigned int batch)
 	return get_random_u32_below(2) ? 0 : get_random_u32_below(batch);
 }
 
+/* page->private of a cached page that is still as the buddy allocator left it */
+#define PCPCACHE_PAGE_CLEAN	1UL
+
+/* Note on each page of a refill whether the buddy allocator cleared it. */
+static void pcpcache_mark_clean(struct list_head *pages, gfp_t refill_gfp)
+{
+	unsigned long clean = want_init_on_alloc(refill_gfp) || want_init_on_free() ?
+			      PCPCACHE_PAGE_CLEAN : 0;
+	struct page *page;
+
+	list_for_each_entry(page, pages, lru)
+		set_page_private(page, clean);
+}
+
 /*
  * Take @batch pages from the buddy allocator in one go, with interrupts on,
  * keep one for the caller and cache the others.
@@ -230,8 +244,10 @@ static struct page *pcpcache_refill(gfp_t gfp, bool cold, unsigned int batch)
 
 	page = list_first_entry(&pages, struct page, lru);
 	list_del(&page->lru);
-	if (nr > 1)
+	if (nr > 1) {
+		pcpcache_mark_clean(&pages, refill_gfp);
 		pcpcache_stash(&pages, nr - 1, cold);
+	}
 
 	/* fresh from the buddy allocator: cleared there under init_on_alloc */
 	if ((gfp & __GFP_ZERO) && !want_init_on_alloc(refill_gfp)) {
@@ -252,14 +268,20 @@ static struct page *pcpcache_alloc_buddy(gfp_t gfp)
 
 /*
  * A cached page may still hold its last user's data: clear it whenever the
- * buddy allocator would have handed out a cleared page.
+ * buddy allocator would have handed out a cleared page. A page that came
+ * with a refill and was never handed out is still as the buddy allocator
+ * left it, cleared under init_on_alloc or init_on_free: its page->private,
+ * ours while it is cached, says so, and spares clearing it twice.
  */
 static void pcpcache_prep_cached(struct page *page, gfp_t gfp)
 {
-	if (want_init_on_alloc(gfp) || want_init_on_free()) {
-		clear_highpage(page);
-		pcpcache_count(PCPCACHE_ALLOC_ZEROED, 1);
-	}
+	bool clean = page_private(page) == PCPCACHE_PAGE_CLEAN;
+
+	set_page_private(page, 0);
+	if (clean || !(want_init_on_alloc(gfp) || want_init_on_free()))
+		return;
+	clear_highpage(page);
+	pcpcache_count(PCPCACHE_ALLOC_ZEROED, 1);
 }
 
 struct page *pcpcache_alloc_page(gfp_t gfp, bool cold)
@@ -299,7 +321,6 @@ struct page *pcpcache_alloc_page(gfp_t gfp, bool cold)
 		}
 		pcpcache_count(PCPCACHE_ALLOC_MISS, 1);
 	}
-	pcpcache_count(PCPCACHE_ALLOC, 1);
 	if (cold)
 		pcpcache_count(PCPCACHE_ALLOC_COLD, 1);
 	return page;
@@ -332,6 +353,8 @@ void pcpcache_free_page(struct page *page, bool cold)
 	if (!pcpcache_passing_through() && pcpcache_cacheable(page)) {
 		pc = pcpcache_lock_local(flags);
 		remote = !pcpcache_local_node(page);
+		/* whatever the user left there, the page is not clean */
+		set_page_private(page, 0);
 		if (!remote)
 			cached = mag_put(&pc->mag, &page->lru, cold);
 		if (cached)
@@ -427,6 +450,22 @@ int pcpcache_set_knob(enum pcpcache_knob knob, unsigned int value)
 	cfg = pcpcache_config;
 	*pcpcache_knob(&cfg, knob) = value;
 	err = pcpcache_commit(&cfg);
+	mutex_unlock(&pcpcache_config_mutex);
+	return err;
+}
+
+/**
+ * pcpcache_set_config - put a whole configuration in force at once
+ * @cfg: mode and every knob
+ *
+ * Return: 0, or -EINVAL when @cfg breaks a rule; then nothing changed.
+ */
+int pcpcache_set_config(const struct pcpcache_config *cfg)
+{
+	int err;
+
+	mutex_lock(&pcpcache_config_mutex);
+	err = pcpcache_commit(cfg);
 	mutex_unlock(&pcpcache_config_mutex);
 	return err;
 }

@@ -37,6 +37,9 @@ static const char * const pcpcache_stat_names[PCPCACHE_NR_STATS] = {
 /**
  * pcpcache_stats_sum - every counter, summed over all possible CPUs
  * @sum: where to put them
+ *
+ * alloc is not counted but derived, alloc_hit + alloc_miss: one counter
+ * update less on the allocation path.
  */
 void pcpcache_stats_sum(unsigned long sum[PCPCACHE_NR_STATS])
 {
@@ -49,6 +52,7 @@ void pcpcache_stats_sum(unsigned long sum[PCPCACHE_NR_STATS])
 		for (i = 0; i < PCPCACHE_NR_STATS; i++)
 			sum[i] += READ_ONCE(s->count[i]);
 	}
+	sum[PCPCACHE_ALLOC] = sum[PCPCACHE_ALLOC_HIT] + sum[PCPCACHE_ALLOC_MISS];
 }
 
 /**

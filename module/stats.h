@@ -12,7 +12,7 @@ struct seq_file;
 
 /* The order is the order of /sys/kernel/debug/pcpcache/stats. */
 enum pcpcache_stat {
-	PCPCACHE_ALLOC,		/* pages handed out */
+	PCPCACHE_ALLOC,		/* pages handed out: derived, hit + miss */
 	PCPCACHE_ALLOC_HIT,	/* ... taken from a magazine */
 	PCPCACHE_ALLOC_MISS,	/* ... taken from the buddy allocator */
 	PCPCACHE_ALLOC_COLD,	/* ... asked for cold */

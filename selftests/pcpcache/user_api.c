@@ -139,8 +139,10 @@ TEST_F(user, cycle_counts)
 /*
  * A recycled page is cleared when the buddy allocator would have cleared a
  * fresh one. The user file asks without __GFP_ZERO, so under Debian's
- * default init_on_alloc=1 every hit is cleared, and with init_on_alloc=0
- * on the command line none is: the hit path then costs no clearing.
+ * default init_on_alloc=1 every hit on a page a user had is cleared (a
+ * refilled page never handed out is still clear and is not), and with
+ * init_on_alloc=0 on the command line none is: the hit path then costs no
+ * clearing.
  */
 TEST_F(user, hits_are_cleared_only_under_init_on_alloc)
 {
@@ -153,13 +155,17 @@ TEST_F(user, hits_are_cleared_only_under_init_on_alloc)
 	ASSERT_EQ(0, ioctl(self->fd, PCPCACHE_IOC_CYCLE, &req));
 	ASSERT_EQ(0, held(_metadata, &self->st));
 	ASSERT_LT(0, pcp_stat(&self->st, "alloc_hit"));
-	EXPECT_EQ(init_on_alloc ? pcp_stat(&self->st, "alloc_hit") : 0,
-		  pcp_stat(&self->st, "alloc_zeroed")) {
-		TH_LOG("init_on_alloc %s: %lld hits, %lld pages cleared",
-		       init_on_alloc ? "on" : "off",
-		       pcp_stat(&self->st, "alloc_hit"),
-		       pcp_stat(&self->st, "alloc_zeroed"));
+	if (init_on_alloc) {
+		/* 50 rounds of the same 64 pages: 49 of them on used pages */
+		EXPECT_LE(49 * 64, pcp_stat(&self->st, "alloc_zeroed"));
+		EXPECT_GE(pcp_stat(&self->st, "alloc_hit"),
+			  pcp_stat(&self->st, "alloc_zeroed"));
+	} else {
+		EXPECT_EQ(0, pcp_stat(&self->st, "alloc_zeroed"));
 	}
+	TH_LOG("init_on_alloc %s: %lld hits, %lld pages cleared",
+	       init_on_alloc ? "on" : "off", pcp_stat(&self->st, "alloc_hit"),
+	       pcp_stat(&self->st, "alloc_zeroed"));
 }
 
 TEST_F(user, bad_cycles_change_nothing)

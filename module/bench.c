@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pcpcache's in-kernel benchmarks, after Christoph Lameter's page allocator
+ * tests of 2007 and lib/test_vmalloc.c: kernel threads pinned to their CPUs,
+ * started together, timing loops with get_cycles(). Driven through the
+ * debugfs "bench" file: writing "TEST NR K FLAGS" runs a test in the mode
+ * in force and returns when it is done; reading gives one line per CPU
+ * that ran, "cpu ops cycles_a cycles_b".
+ *
+ *   seq        one CPU: NR allocations (a), then NR frees (b)
+ *   pair       one CPU: NR alloc/free pairs (a)
+ *   concurrent every online CPU at once: NR allocations (a), then NR frees (b)
+ *   hotness    every online CPU at once: NR/K rounds of allocating K pages,
+ *              writing every byte of each and freeing them (a, per page)
+ *   counter    one CPU: NR counter updates (a)
+ *   stats      CPU 0 sums the counters NR times (a) while the other CPUs
+ *              run alloc/free pairs
+ *   switch     CPU 0 switches between single and split NR times (b, in ns)
+ *              while the other CPUs run alloc/free pairs
+ *
+ * FLAGS: 1 allocate cold, 2 free cold, 4 "limit": instead of pcpcache, a bare
+ * per-CPU list of pages with interrupts off and no counters, the floor no
+ * cache can beat on this machine.
+ */
+#include <linux/completion.h>
+#include <linux/cpu.h>
+#include <linux/debugfs.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/timex.h>
+#include <linux/uaccess.h>
+#include <linux/pcpcache.h>
+
+#include "pcpcache.h"
+
+#define BENCH_MAX_NR	65536
+#define BENCH_COLD_ALLOC	1
+#define BENCH_COLD_FREE		2
+#define BENCH_LIMIT		4
+
+enum bench_test {
+	BENCH_SEQ, BENCH_PAIR, BENCH_CONCURRENT, BENCH_HOTNESS, BENCH_COUNTER,
+	BENCH_STATS, BENCH_SWITCH, BENCH_NR_TESTS,
+};
+
+static const char * const bench_names[BENCH_NR_TESTS] = {
+	"seq", "pair", "concurrent", "hotness", "counter", "stats", "switch",
+};
+
+struct bench_result {
+	int cpu;
+	unsigned long ops;
+	u64 a, b;
+};
+
+struct bench_run {
+	enum bench_test test;
+	unsigned int nr, k, flags;
+	atomic_t waiting;		/* threads not yet at the start line */
+	atomic_t running;		/* threads not finished */
+	struct completion started, done;
+	bool stop;			/* background pairs stop */
+	struct bench_result *results;	/* nr_cpu_ids of them */
+};
+
+static DEFINE_MUTEX(bench_mutex);	/* one run at a time; guards last */
+static struct bench_run *bench_last;
+static unsigned int bench_nr_results;
+
+/* The limit: a bare list, interrupts off, no counters, no lock. */
+struct bench_limit {
+	struct list_head pages;
+};
+
+static DEFINE_PER_CPU(struct bench_limit, bench_limits);
+static DEFINE_PER_CPU_ALIGNED(unsigned long, bench_counter);
+
+static struct page *bench_alloc(unsigned int flags)
+{
+	struct bench_limit *bl;
+	unsigned long irqflags;
+	struct page *page = NULL;
+
+	if (!(flags & BENCH_LIMIT))
+		return pcpcache_alloc_page(GFP_KERNEL, flags & BENCH_COLD_ALLOC);
+	local_irq_save(irqflags);
+	bl = this_cpu_ptr(&bench_limits);
+	if (!list_empty(&bl->pages)) {
+		page = list_first_entry(&bl->pages, struct page, lru);
+		list_del(&page->lru);
+	}
+	local_irq_restore(irqflags);
+	return page ? page : alloc_page(GFP_KERNEL);
+}
+
+static void bench_free(struct page *page, unsigned int flags)
+{
+	unsigned long irqflags;
+
+	if (!(flags & BENCH_LIMIT)) {
+		pcpcache_free_page(page, flags & BENCH_COLD_FREE);
+		return;
+	}
+	local_irq_save(irqflags);
+	list_add(&page->lru, &this_cpu_ptr(&bench_limits)->pages);
+	local_irq_restore(irqflags);
+}
+
+/* Give the limit list nr pages before timing, and take them back after. */
+static void bench_limit_fill(unsigned int nr)
+{
+	struct bench_limit *bl = this_cpu_ptr(&bench_limits);
+	struct page *page;
+
+	INIT_LIST_HEAD(&bl->pages);
+	while (nr--) {
+		page = alloc_page(GFP_KERNEL);
+		if (!page)
+			break;
+		list_add(&page->lru, &bl->pages);
+	}
+}
+
+static void bench_limit_empty(void)
+{
+	struct bench_limit *bl = this_cpu_ptr(&bench_limits);
+
+	put_pages_list(&bl->pages);
+}
+
+/* nr allocations then nr frees; the cycles of each phase. */
+static void bench_alloc_then_free(struct bench_run *run, struct bench_result *r)
+{
+	struct page **pages;
+	unsigned int i, got = 0;
+	cycles_t t0, t1, t2;
+
+	pages = kvmalloc_array(run->nr, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return;
+	t0 = get_cycles();
+	for (i = 0; i < run->nr; i++) {
+		pages[got] = bench_alloc(run->flags);
+		if (pages[got])
+			got++;
+	}
+	t1 = get_cycles();
+	for (i = 0; i < got; i++)
+		bench_free(pages[i], run->flags);
+	t2 = get_cycles();
+	kvfree(pages);
+	r->ops = got;
+	r->a = t1 - t0;
+	r->b = t2 - t1;
+}
+
+static void bench_pairs(struct bench_run *run, struct bench_result *r)
+{
+	struct page *page;
+	unsigned int i;
+	cycles_t t0;
+
+	t0 = get_cycles();
+	for (i = 0; i < run->nr; i++) {
+		page = bench_alloc(run->flags);
+		if (page)
+			bench_free(page, run->flags);
+	}
+	r->a = get_cycles() - t0;
+	r->ops = run->nr;
+}
+
+/* Gorman's create/delete, in pages: allocate k, write them, free them. */
+static void bench_hotness(struct bench_run *run, struct bench_result *r)
+{
+	unsigned int rounds = max(run->nr / run->k, 1U), i, j, got;
+	struct page **pages;
+	cycles_t t0;
+
+	pages = kvmalloc_array(run->k, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return;
+	t0 = get_cycles();
+	for (i = 0; i < rounds; i++) {
+		for (got = 0, j = 0; j < run->k; j++) {
+			pages[got] = bench_alloc(run->flags);
+			if (pages[got])
+				memset(page_address(pages[got++]), i, PAGE_SIZE);
+		}
+		for (j = 0; j < got; j++)
+			bench_free(pages[j], run->flags);
+		r->ops += got;
+	}
+	r->a = get_cycles() - t0;
+	kvfree(pages);
+}
+
+static void bench_counter_updates(struct bench_run *run,
+				  struct bench_result *r)
+{
+	unsigned int i;
+	cycles_t t0;
+
+	t0 = get_cycles();
+	for (i = 0; i < run->nr; i++)
+		this_cpu_add(bench_counter, 1);
+	r->a = get_cycles() - t0;
+	r->ops = run->nr;
+}
+
+static void bench_stats_reads(struct bench_run *run, struct bench_result *r)
+{
+	unsigned long sum[PCPCACHE_NR_STATS];
+	unsigned int i;
+	cycles_t t0;
+
+	t0 = get_cycles();
+	for (i = 0; i < run->nr; i++)
+		pcpcache_stats_sum(sum);
+	r->a = get_cycles() - t0;
+	r->ops = run->nr;
+}
+
+static void bench_mode_switches(struct bench_run *run, struct bench_result *r)
+{
+	unsigned int i;
+	u64 t0, worst = 0;
+
+	for (i = 0; i < run->nr; i++) {
+		t0 = ktime_get_ns();
+		pcpcache_set_mode(i & 1 ? PCPCACHE_MODE_SINGLE :
+				  PCPCACHE_MODE_SPLIT);
+		worst = max(worst, ktime_get_ns() - t0);
+		r->a += ktime_get_ns() - t0;
+	}
+	r->b = worst;
+	r->ops = run->nr;
+}
+
+/* The tests where CPU 0 measures and the others make traffic. */
+static bool bench_background(enum bench_test test)
+{
+	return test == BENCH_STATS || test == BENCH_SWITCH;
+}
+
+static bool bench_all_cpus(enum bench_test test)
+{
+	return test == BENCH_CONCURRENT || test == BENCH_HOTNESS ||
+	       bench_background(test);
+}
+
+static int bench_thread(void *data)
+{
+	struct bench_result *r = data;
+	struct bench_run *run = bench_last;
+	bool limit = run->flags & BENCH_LIMIT;
+
+	if (limit)
+		bench_limit_fill(run->test == BENCH_HOTNESS ? run->k : run->nr);
+	if (atomic_dec_and_test(&run->waiting))
+		complete_all(&run->started);
+	wait_for_completion(&run->started);
+
+	if (bench_background(run->test) && r->cpu != 0) {
+		struct bench_run pair = { .nr = 64, .flags = run->flags };
+
+		while (!READ_ONCE(run->stop))
+			bench_pairs(&pair, &(struct bench_result){ });
+	} else {
+		switch (run->test) {
+		case BENCH_SEQ:
+		case BENCH_CONCURRENT:
+			bench_alloc_then_free(run, r);
+			break;
+		case BENCH_PAIR:
+			bench_pairs(run, r);
+			break;
+		case BENCH_HOTNESS:
+			bench_hotness(run, r);
+			break;
+		case BENCH_COUNTER:
+			bench_counter_updates(run, r);
+			break;
+		case BENCH_STATS:
+			bench_stats_reads(run, r);
+			break;
+		case BENCH_SWITCH:
+			bench_mode_switches(run, r);
+			break;
+		default:
+			break;
+		}
+		if (bench_background(run->test))
+			WRITE_ONCE(run->stop, true);
+	}
+
+	if (limit)
+		bench_limit_empty();
+	if (atomic_dec_and_test(&run->running))
+		complete(&run->done);
+	/* wait to be stopped, so that kthread_stop() never races our exit */
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static void bench_free_run(struct bench_run *run)
+{
+	if (run)
+		kfree(run->results);
+	kfree(run);
+}
+
+static int bench_start(struct bench_run *run)
+{
+	struct task_struct **threads;
+	unsigned int n = 0, i;
+	int cpu, err = 0;
+
+	threads = kcalloc(nr_cpu_ids, sizeof(*threads), GFP_KERNEL);
+	if (!threads)
+		return -ENOMEM;
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		if (!bench_all_cpus(run->test) && n)
+			break;
+		run->results[n].cpu = cpu;
+		n++;
+	}
+	atomic_set(&run->waiting, n);
+	atomic_set(&run->running, n);
+	for (i = 0; i < n; i++) {
+		threads[i] = kthread_create_on_cpu(bench_thread, &run->results[i],
+						   run->results[i].cpu,
+						   "pcpcache_bench/%u");
+		if (IS_ERR(threads[i])) {
+			err = PTR_ERR(threads[i]);
+			break;
+		}
+	}
+	if (err) {
+		/* never woken: kthread_stop() makes them exit unrun */
+		while (i--)
+			kthread_stop(threads[i]);
+	} else {
+		for (i = 0; i < n; i++)
+			wake_up_process(threads[i]);
+		wait_for_completion(&run->done);
+		for (i = 0; i < n; i++)
+			kthread_stop(threads[i]);
+		bench_nr_results = n;
+	}
+	cpus_read_unlock();
+	kfree(threads);
+	return err;
+}
+
+static ssize_t bench_write(struct file *file, const char __user *ubuf,
+			   size_t count, loff_t *ppos)
+{
+	unsigned int nr, k, flags;
+	struct bench_run *run;
+	char buf[64], name[16];
+	int test, err;
+
+	if (*ppos || !count || count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (sscanf(buf, "%15s %u %u %u", name, &nr, &k, &flags) != 4)
+		return -EINVAL;
+	test = match_string(bench_names, BENCH_NR_TESTS, name);
+	if (test < 0 || !nr || nr > BENCH_MAX_NR || !k || k > nr ||
+	    flags > (BENCH_COLD_ALLOC | BENCH_COLD_FREE | BENCH_LIMIT))
+		return -EINVAL;
+
+	run = kzalloc(sizeof(*run), GFP_KERNEL);
+	if (!run)
+		return -ENOMEM;
+	run->results = kcalloc(nr_cpu_ids, sizeof(*run->results), GFP_KERNEL);
+	if (!run->results) {
+		kfree(run);
+		return -ENOMEM;
+	}
+	run->test = test;
+	run->nr = nr;
+	run->k = k;
+	run->flags = flags;
+	init_completion(&run->started);
+	init_completion(&run->done);
+
+	mutex_lock(&bench_mutex);
+	bench_free_run(bench_last);
+	bench_last = run;
+	bench_nr_results = 0;
+	err = bench_start(run);
+	mutex_unlock(&bench_mutex);
+	return err ? err : count;
+}
+
+static int bench_show(struct seq_file *m, void *v)
+{
+	unsigned int i;
+
+	mutex_lock(&bench_mutex);
+	for (i = 0; i < bench_nr_results; i++) {
+		struct bench_result *r = &bench_last->results[i];
+
+		seq_printf(m, "%d %lu %llu %llu\n", r->cpu, r->ops, r->a, r->b);
+	}
+	mutex_unlock(&bench_mutex);
+	return 0;
+}
+
+static int bench_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, bench_show, NULL);
+}
+
+const struct file_operations pcpcache_bench_fops = {
+	.owner		= THIS_MODULE,
+	.open		= bench_open,
+	.read		= seq_read,
+	.write		= bench_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+void pcpcache_bench_exit(void)
+{
+	bench_free_run(bench_last);
+	bench_last = NULL;
+}
