@@ -13,6 +13,8 @@
 #include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include "pcpcache.h"
@@ -135,6 +137,57 @@ static const struct file_operations knob_fops = {
 	.release	= single_release,
 };
 
+/* The whole configuration on one line, to read or to set at once. */
+static int config_show(struct seq_file *m, void *v)
+{
+	struct pcpcache_config cfg;
+
+	pcpcache_get_config(&cfg);
+	seq_printf(m, "mode=%s batch=%u high=%u cold_batch=%u cold_high=%u\n",
+		   pcpcache_mode_name(cfg.mode), cfg.batch, cfg.high,
+		   cfg.cold_batch, cfg.cold_high);
+	return 0;
+}
+
+static int config_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, config_show, NULL);
+}
+
+/*
+ * "key=value ..." for any of mode and the knobs: the result is checked as
+ * a whole and applied at once, or nothing changes. Two writers racing may
+ * each start from the same configuration; the last one wins whole.
+ */
+static ssize_t config_write(struct file *file, const char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	struct pcpcache_config cfg;
+	char *buf;
+	int err;
+
+	if (*ppos || !count || count > PAGE_SIZE)
+		return -EINVAL;
+	buf = memdup_user(ubuf, count);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	pcpcache_get_config(&cfg);
+	err = pcpcache_config_parse(&cfg, buf, count);
+	kfree(buf);
+	if (!err)
+		err = pcpcache_set_config(&cfg);
+	return err ? err : count;
+}
+
+static const struct file_operations config_fops = {
+	.owner		= THIS_MODULE,
+	.open		= config_open,
+	.read		= seq_read,
+	.write		= config_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
 static int stats_show(struct seq_file *m, void *v)
 {
 	pcpcache_stats_show(m);
@@ -249,6 +302,8 @@ void pcpcache_debugfs_init(void)
 	debugfs_create_file("user", 0600, root, NULL, &pcpcache_user_fops);
 	debugfs_create_file("fault_refill", 0600, root, NULL,
 			    &fault_refill_fops);
+	debugfs_create_file("config", 0600, root, NULL, &config_fops);
+	debugfs_create_file("bench", 0600, root, NULL, &pcpcache_bench_fops);
 }
 
 void pcpcache_debugfs_exit(void)

@@ -79,6 +79,7 @@ static void __exit pcpcache_exit(void)
 	long missing;
 
 	pcpcache_debugfs_exit();
+	pcpcache_bench_exit();
 	pcpcache_reclaim_exit();
 	pcpcache_core_exit();
 

@@ -17,6 +17,7 @@ int pcpcache_core_init(void);
 void pcpcache_core_exit(void);
 int pcpcache_set_mode(enum pcpcache_mode mode);
 int pcpcache_set_knob(enum pcpcache_knob knob, unsigned int value);
+int pcpcache_set_config(const struct pcpcache_config *cfg);
 void pcpcache_get_config(struct pcpcache_config *cfg);
 void pcpcache_drain_all(void);
 void pcpcache_drain_cpu(int cpu);
@@ -31,6 +32,10 @@ extern const struct file_operations pcpcache_user_fops;
 /* reclaim.c: CPU hotplug and the shrinker */
 int pcpcache_reclaim_init(void);
 void pcpcache_reclaim_exit(void);
+
+/* bench.c: the "bench" file */
+extern const struct file_operations pcpcache_bench_fops;
+void pcpcache_bench_exit(void);
 
 /* debugfs.c */
 void pcpcache_debugfs_init(void);

@@ -175,3 +175,92 @@ const char *pcpcache_config_check(const struct pcpcache_config *cfg,
 		return cfg->high >= cfg->cold_high ? "high" : "cold_high";
 	return NULL;
 }
+
+/* A decimal unsigned int of @len digits, no sign, no overflow. */
+static int parse_uint(const char *s, size_t len, unsigned int *val)
+{
+	unsigned long v = 0;
+	size_t i;
+
+	if (!len)
+		return -EINVAL;
+	for (i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -EINVAL;
+		v = v * 10 + (s[i] - '0');
+		if (v > 0xffffffffUL)
+			return -EINVAL;
+	}
+	*val = v;
+	return 0;
+}
+
+/* Apply one "key=value" to @cfg; which key (knob, or NR_KNOBS for mode). */
+static int parse_setting(struct pcpcache_config *cfg, const char *s,
+			 size_t len)
+{
+	const char *eq = memchr(s, '=', len);
+	size_t klen, vlen;
+	unsigned int val;
+	int k, mode;
+
+	if (!eq)
+		return -EINVAL;
+	klen = eq - s;
+	vlen = len - klen - 1;
+	if (klen == 4 && !memcmp(s, "mode", 4)) {
+		mode = pcpcache_mode_parse(eq + 1, vlen);
+		if (mode < 0 || !vlen || eq[vlen] == '\n')
+			return -EINVAL;
+		cfg->mode = mode;
+		return PCPCACHE_NR_KNOBS;
+	}
+	for (k = 0; k < PCPCACHE_NR_KNOBS; k++) {
+		const char *name = pcpcache_knob_names[k];
+
+		if (strlen(name) == klen && !memcmp(s, name, klen)) {
+			if (parse_uint(eq + 1, vlen, &val))
+				return -EINVAL;
+			*pcpcache_knob(cfg, k) = val;
+			return k;
+		}
+	}
+	return -EINVAL;
+}
+
+/**
+ * pcpcache_config_parse - apply "key=value ..." to a configuration
+ * @cfg: the configuration to change
+ * @buf: settings separated by single spaces, one trailing newline allowed;
+ *	 keys mode, batch, high, cold_batch, cold_high, each at most once
+ * @len: the length of @buf
+ *
+ * Nothing is checked against the rules here: see pcpcache_config_check().
+ *
+ * Return: 0, or -EINVAL for an unknown or repeated key, a bad value, stray
+ * spaces or no setting at all; @cfg may then be partly changed, so parse
+ * into a copy.
+ */
+int pcpcache_config_parse(struct pcpcache_config *cfg, const char *buf,
+			  size_t len)
+{
+	unsigned int seen = 0;
+	size_t start = 0, end;
+	int key;
+
+	if (len && buf[len - 1] == '\n')
+		len--;
+	if (!len)
+		return -EINVAL;
+	for (;;) {
+		for (end = start; end < len && buf[end] != ' '; end++)
+			;
+		key = parse_setting(cfg, buf + start, end - start);
+		if (key < 0 || seen & (1U << key))
+			return -EINVAL;
+		seen |= 1U << key;
+		if (end == len)
+			return 0;
+		start = end + 1;
+	}
+}

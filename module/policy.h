@@ -69,5 +69,7 @@ unsigned long pcpcache_max_per_cpu(unsigned long ram_pages,
 				   unsigned int nr_cpus);
 const char *pcpcache_config_check(const struct pcpcache_config *cfg,
 				  unsigned long max_per_cpu);
+int pcpcache_config_parse(struct pcpcache_config *cfg, const char *buf,
+			  size_t len);
 
 #endif /* _PCPCACHE_POLICY_H */

@@ -103,4 +103,41 @@ TEST(name_of_unknown_mode_is_null)
 	EXPECT_EQ(NULL, pcpcache_mode_name((enum pcpcache_mode)-1));
 }
 
+/* "key=value ..." settings: all of them apply, or parsing fails. */
+TEST(config_parse)
+{
+	static const struct {
+		const char *in;
+		int err;
+		struct pcpcache_config want;
+	} cases[] = {
+		{ "batch=8", 0, { 1, 8, 378, 31, 126 } },
+		{ "batch=8 high=64\n", 0, { 1, 8, 64, 31, 126 } },
+		{ "mode=split cold_batch=1 cold_high=2", 0, { 2, 63, 378, 1, 2 } },
+		{ "high=4294967295", 0, { 1, 63, 4294967295U, 31, 126 } },
+		{ "", -EINVAL }, { "\n", -EINVAL }, { "batch", -EINVAL },
+		{ "batch=", -EINVAL }, { "batch=-1", -EINVAL },
+		{ "batch=1x", -EINVAL }, { "batch=4294967296", -EINVAL },
+		{ "batch=1  high=2", -EINVAL }, { " batch=1", -EINVAL },
+		{ "batch=1 ", -EINVAL }, { "batch=1 batch=2", -EINVAL },
+		{ "mode=bogus", -EINVAL }, { "mode=", -EINVAL },
+		{ "mode=single mode=split", -EINVAL }, { "bogus=1", -EINVAL },
+		{ "Batch=1", -EINVAL }, { "batch=1\n\n", -EINVAL },
+	};
+	const struct pcpcache_config defaults = { 1, 63, 378, 31, 126 };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct pcpcache_config cfg = defaults;
+		int err = pcpcache_config_parse(&cfg, cases[i].in,
+						strlen(cases[i].in));
+
+		EXPECT_EQ(cases[i].err, err) {
+			TH_LOG("\"%s\"", cases[i].in);
+		}
+		if (!cases[i].err)
+			EXPECT_EQ(0, memcmp(&cases[i].want, &cfg, sizeof(cfg)));
+	}
+}
+
 TEST_HARNESS_MAIN
