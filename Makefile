@@ -9,6 +9,8 @@
 #   make deps         install what the above need (as root)
 #   make unit         host unit tests only
 #   make vm-check     kselftests in the VM only
+#   make bench        the full benchmarks, init_on_alloc=0 and =1, with
+#                     tables, CSV and plots in results/
 #   make lint         checkpatch --strict, sparse and W=1 on module/
 #   make matrix       build for 6.1, 6.1-rt and 6.12; run the selftests on
 #                     the last two in the VM (installs what is missing)
@@ -38,12 +40,13 @@ KSFT_FILES := tools/testing/selftests/Makefile tools/testing/selftests/lib.mk \
 all: module selftests tools
 
 # Userspace tools, into build/bin (which the VM puts on its PATH).
-PCPCTL_SRC := tools/pcpctl/pcpctl.c selftests/pcpcache/pcpcache_util.c \
-	selftests/pcpcache/pcpcache_stress.c
+PCPCTL_SRC := tools/pcpctl/pcpctl.c tools/pcpctl/bench.c \
+	selftests/pcpcache/pcpcache_util.c selftests/pcpcache/pcpcache_stress.c
 
 tools: $(BUILD)/bin/pcpctl
 
-$(BUILD)/bin/pcpctl: $(PCPCTL_SRC) $(wildcard selftests/pcpcache/*.h) include/uapi/linux/pcpcache.h
+$(BUILD)/bin/pcpctl: $(PCPCTL_SRC) $(wildcard selftests/pcpcache/*.h tools/pcpctl/*.h) \
+		include/uapi/linux/pcpcache.h
 	mkdir -p $(BUILD)/bin
 	$(CC) -Wall -Wextra -O2 -g -Iinclude/uapi -Iselftests/pcpcache \
 		-o $@ $(PCPCTL_SRC) -lpthread
@@ -91,6 +94,10 @@ demo: deps
 	@$(MAKE) -s all
 	@$(TOP)/tools/demo
 
+bench: deps
+	@$(MAKE) -s all
+	@$(TOP)/tools/bench
+
 lint: ksft
 	@$(TOP)/tools/lint
 
@@ -122,5 +129,5 @@ clean:
 	-$(MAKE) -C module clean
 	rm -rf $(BUILD)
 
-.PHONY: all deps module ksft selftests tools unit vm-check check demo lint matrix \
+.PHONY: all deps module ksft selftests tools unit vm-check check demo bench lint matrix \
 	install uninstall clean

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pcpctl: control and exercise the pcpcache module.
- *
- *   pcpctl stress [--seconds N] [--cpus LIST] [--seed S]
+ * pcpctl: control and exercise the pcpcache module. See pcpctl.8.
  *
  * The stress is the one the "stress" selftest runs (pcpcache_stress.c in
- * selftests/pcpcache/, shared rather than copied).
+ * selftests/pcpcache/, shared rather than copied); the benchmarks are in
+ * bench.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,9 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pcpcache_stress.h"
+#include "pcpctl.h"
 
-static const char *prog = "pcpctl";
+const char *prog = "pcpctl";
 
 static void usage(FILE *f)
 {
@@ -26,7 +25,14 @@ static void usage(FILE *f)
 		"usage: %s COMMAND [OPTIONS]\n"
 		"\n"
 		"commands:\n"
-		"  stress   all-CPU stress with modes and knobs changing under it\n"
+		"  stats [--json]          the counters, with the hit rate\n"
+		"  pagesets                per-CPU counts, high and batch\n"
+		"  mode [NAME]             show or switch the mode\n"
+		"  set KNOB=VALUE...       set knobs (and mode) all at once, or none\n"
+		"  drain                   give every cached page back\n"
+		"  watch [INTERVAL]        counters per second, like vmstat 1\n"
+		"  stress [OPTIONS]        all-CPU stress with modes and knobs changing\n"
+		"  bench [OPTIONS]         the benchmarks, every mode side by side\n"
 		"\n"
 		"'%s COMMAND --help' describes a command.\n", prog, prog);
 }
@@ -55,7 +61,7 @@ static void stress_usage(FILE *f)
 }
 
 /* Why pcpcache cannot be used, or NULL when it can. */
-static const char *unusable(void)
+const char *unusable(void)
 {
 	if (geteuid() != 0)
 		return "pcpcache's files are for root only";
@@ -190,8 +196,245 @@ static int cmd_stress(int argc, char **argv)
 	return ok ? 0 : 1;
 }
 
+/* Fail with the reason when pcpcache cannot be used; else 0. */
+static int need_pcpcache(void)
+{
+	const char *bad = unusable();
+
+	if (bad) {
+		fprintf(stderr, "%s: %s\n", prog, bad);
+		return 1;
+	}
+	return 0;
+}
+
+/* "--help" as the only argument: print @text, return 1. */
+static int wants_help(int argc, char **argv, const char *text)
+{
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("%s", text);
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_stats(int argc, char **argv)
+{
+	bool json = argc == 2 && !strcmp(argv[1], "--json");
+	long long alloc, hit;
+	struct pcp_stats st;
+	int i;
+
+	if (wants_help(argc, argv,
+		       "usage: pcpctl stats [--json]\n\n"
+		       "The counters of /sys/kernel/debug/pcpcache/stats, summed over\n"
+		       "all CPUs, with the hit rate (alloc_hit / alloc) derived.\n"))
+		return 0;
+	if (argc > 2 || (argc == 2 && !json)) {
+		fprintf(stderr, "usage: %s stats [--json]\n", prog);
+		return 2;
+	}
+	if (need_pcpcache() || pcp_read_stats(&st))
+		return 1;
+	alloc = pcp_stat(&st, "alloc");
+	hit = pcp_stat(&st, "alloc_hit");
+	if (json) {
+		printf("{");
+		for (i = 0; i < st.nr; i++)
+			printf("\"%s\": %lld, ", st.name[i], st.value[i]);
+		printf("\"hit_rate\": %.4f}\n", alloc ? (double)hit / alloc : 0.0);
+		return 0;
+	}
+	for (i = 0; i < st.nr; i++)
+		printf("%-16s %14lld\n", st.name[i], st.value[i]);
+	printf("%-16s %13.1f%%\n", "hit_rate", alloc ? 100.0 * hit / alloc : 0.0);
+	return 0;
+}
+
+static int cat_file(const char *name)
+{
+	char path[128], buf[65536];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), PCP_DIR "/%s", name);
+	n = pcp_read_file(path, buf, sizeof(buf));
+	if (n < 0) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(-n));
+		return 1;
+	}
+	fputs(buf, stdout);
+	return 0;
+}
+
+static int cmd_pagesets(int argc, char **argv)
+{
+	if (wants_help(argc, argv,
+		       "usage: pcpctl pagesets\n\n"
+		       "Each CPU's cached pages, high and batch (and the cold list's in\n"
+		       "split mode), like the pagesets of /proc/zoneinfo.\n"))
+		return 0;
+	if (argc != 1) {
+		fprintf(stderr, "usage: %s pagesets\n", prog);
+		return 2;
+	}
+	return need_pcpcache() || cat_file("pagesets");
+}
+
+/* Write @val to debugfs file @file, or say why it was refused. */
+static int write_or_say(const char *file, const char *val)
+{
+	int err = pcp_write(file, val);
+
+	if (err == -EINVAL)
+		fprintf(stderr, "%s: %s: '%s' refused (EINVAL): see pcpctl %s --help\n",
+			prog, file, val, strcmp(file, "config") ? file : "set");
+	else if (err)
+		fprintf(stderr, "%s: %s: %s\n", prog, file, strerror(-err));
+	return err ? 1 : 0;
+}
+
+static int cmd_mode(int argc, char **argv)
+{
+	if (wants_help(argc, argv,
+		       "usage: pcpctl mode [passthrough|single|split]\n\n"
+		       "Without a name, show the modes with the current one in\n"
+		       "brackets; with one, switch every CPU to it.\n"))
+		return 0;
+	if (argc > 2) {
+		fprintf(stderr, "usage: %s mode [NAME]\n", prog);
+		return 2;
+	}
+	if (need_pcpcache())
+		return 1;
+	return argc == 2 ? write_or_say("mode", argv[1]) : cat_file("mode");
+}
+
+/*
+ * The "config" file takes every setting in one write and applies all or
+ * none; find which one is at fault only to say so.
+ */
+static void name_the_culprit(int argc, char **argv)
+{
+	char cur[256];
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (pcp_read_file(PCP_DIR "/config", cur, sizeof(cur)) <= 0)
+			return;
+		if (pcp_write("config", argv[i]) == -EINVAL) {
+			fprintf(stderr, "%s: %s is invalid on its own\n", prog,
+				argv[i]);
+			pcp_write("config", cur);
+			return;
+		}
+		pcp_write("config", cur);
+	}
+	fprintf(stderr, "%s: together they break a rule (1 <= batch <= high <= ..., see the admin guide)\n",
+		prog);
+}
+
+static int cmd_set(int argc, char **argv)
+{
+	char line[1024] = "";
+	size_t pos = 0;
+	int i, err;
+
+	if (wants_help(argc, argv,
+		       "usage: pcpctl set KNOB=VALUE...\n\n"
+		       "Set any of mode, batch, high, cold_batch and cold_high at once.\n"
+		       "The result is checked as a whole (1 <= batch <= high, 1 <=\n"
+		       "cold_batch <= cold_high, batches <= 4096, high + cold_high\n"
+		       "within a quarter of RAM per CPU); if it breaks a rule nothing\n"
+		       "is applied and the error names the culprit.\n"))
+		return 0;
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s set KNOB=VALUE...\n", prog);
+		return 2;
+	}
+	if (need_pcpcache())
+		return 1;
+	for (i = 1; i < argc; i++)
+		pos += snprintf(line + pos, sizeof(line) - pos, "%s%s",
+				i > 1 ? " " : "", argv[i]);
+	err = pcp_write("config", line);
+	if (!err)
+		return 0;
+	if (err == -EINVAL) {
+		fprintf(stderr, "%s: set %s: refused, nothing changed\n", prog, line);
+		name_the_culprit(argc, argv);
+	} else {
+		fprintf(stderr, "%s: set: %s\n", prog, strerror(-err));
+	}
+	return 1;
+}
+
+static int cmd_drain(int argc, char **argv)
+{
+	if (wants_help(argc, argv,
+		       "usage: pcpctl drain\n\n"
+		       "Give every CPU's cached pages back to the buddy allocator.\n"))
+		return 0;
+	if (argc != 1) {
+		fprintf(stderr, "usage: %s drain\n", prog);
+		return 2;
+	}
+	return need_pcpcache() || write_or_say("drain", "1");
+}
+
+static int cmd_watch(int argc, char **argv)
+{
+	static const char * const cols[] = {
+		"alloc", "alloc_hit", "alloc_miss", "free", "refill", "drain",
+		"buddy_alloc", "buddy_free",
+	};
+	struct pcp_stats prev, now;
+	double interval = 1;
+	unsigned int i, line = 0;
+
+	if (wants_help(argc, argv,
+		       "usage: pcpctl watch [INTERVAL]\n\n"
+		       "Every INTERVAL seconds (default 1), the counters' rates per\n"
+		       "second and the pages cached, like vmstat 1. Ctrl-C stops.\n"))
+		return 0;
+	if (argc > 2 || (argc == 2 && (interval = atof(argv[1])) <= 0)) {
+		fprintf(stderr, "usage: %s watch [INTERVAL]\n", prog);
+		return 2;
+	}
+	if (need_pcpcache() || pcp_read_stats(&prev))
+		return 1;
+	for (;;) {
+		usleep(interval * 1e6);
+		if (pcp_read_stats(&now)) {
+			fprintf(stderr, "%s: pcpcache went away\n", prog);
+			return 1;
+		}
+		if (line++ % 20 == 0) {
+			for (i = 0; i < ARRAY_SIZE(cols); i++)
+				printf("%12s", cols[i]);
+			printf("%12s\n", "cached");
+		}
+		for (i = 0; i < ARRAY_SIZE(cols); i++)
+			printf("%12.0f", (pcp_stat(&now, cols[i]) -
+					  pcp_stat(&prev, cols[i])) / interval);
+		printf("%12lld\n", pcp_stat(&now, "cached"));
+		fflush(stdout);
+		prev = now;
+	}
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+} commands[] = {
+	{ "stats", cmd_stats }, { "pagesets", cmd_pagesets },
+	{ "mode", cmd_mode }, { "set", cmd_set }, { "drain", cmd_drain },
+	{ "watch", cmd_watch }, { "stress", cmd_stress }, { "bench", cmd_bench },
+};
+
 int main(int argc, char **argv)
 {
+	unsigned int i;
+
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
@@ -200,8 +443,9 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "stress"))
-		return cmd_stress(argc - 1, argv + 1);
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
 	fprintf(stderr, "%s: unknown command '%s'\n", prog, argv[1]);
 	usage(stderr);
 	return 2;
