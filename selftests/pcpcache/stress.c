@@ -8,6 +8,7 @@
  * every CPU and the kernel log has no warning and no pcpcache error.
  *
  *   stress [-d SECONDS] [-s SEED] [-f FAULT_PERCENT] [-n (no hotplug)]
+ *          [-a (allocations are made to fail from outside: expect alloc_fail)]
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -28,7 +29,7 @@
 
 static void usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [-d SECONDS] [-s SEED] [-f FAULT_PERCENT] [-n]\n",
+	fprintf(stderr, "usage: %s [-d SECONDS] [-s SEED] [-f FAULT_PERCENT] [-n] [-a]\n",
 		prog);
 	exit(KSFT_FAIL);
 }
@@ -42,11 +43,21 @@ static void online_all_cpus(void)
 		pcp_cpu_set_online(cpu, true);
 }
 
-/* Injected faults were counted and made allocations fail. */
-static void check_faults(const struct pcp_stress_opts *opts)
+/*
+ * Injected faults were counted and made allocations fail. With -a, the
+ * failures come from outside (fail_page_alloc): only alloc_fail counts.
+ */
+static void check_faults(const struct pcp_stress_opts *opts, bool outside)
 {
 	struct pcp_stats st;
 
+	if (outside && !pcp_read_stats(&st)) {
+		ksft_test_result_skip("fault counters (failures from outside)\n");
+		ksft_test_result(pcp_stat(&st, "alloc_fail") > 0,
+				 "failed allocations counted: alloc_fail %lld\n",
+				 pcp_stat(&st, "alloc_fail"));
+		return;
+	}
 	if (!opts->fault || pcp_read_stats(&st)) {
 		ksft_test_result_skip("fault counters (fault_refill 0)\n");
 		ksft_test_result_skip("failed allocations counted\n");
@@ -101,10 +112,11 @@ int main(int argc, char **argv)
 	};
 	static struct pcp_stress_result res;
 	unsigned long long pages = 0;
+	bool outside = false;
 	const char *why;
 	int opt, i;
 
-	while ((opt = getopt(argc, argv, "d:s:f:n")) != -1) {
+	while ((opt = getopt(argc, argv, "d:s:f:na")) != -1) {
 		switch (opt) {
 		case 'd':
 			opts.seconds = strtoul(optarg, NULL, 0);
@@ -117,6 +129,9 @@ int main(int argc, char **argv)
 			break;
 		case 'n':
 			opts.hotplug = false;
+			break;
+		case 'a':
+			outside = true;
 			break;
 		default:
 			usage(argv[0]);
@@ -151,7 +166,7 @@ int main(int argc, char **argv)
 	online_all_cpus();
 
 	check_books();
-	check_faults(&opts);
+	check_faults(&opts, outside);
 
 	ksft_test_result(pcp_run("dmesg | grep -E '" DMESG_PROBLEMS "'") == 1,
 			 "no warning or pcpcache error in dmesg\n");

@@ -32,6 +32,7 @@ static const char *row_name(int row)
 
 struct opts {
 	int reps;
+	unsigned int only;	/* bit n: run benchmark n; 0: all */
 	bool quick, json;
 	const char *csv, *plot;
 	FILE *js;		/* JSON goes here while tables go to stdout */
@@ -422,7 +423,8 @@ static int plot(const char *csvdir, const char *dir)
 static void bench_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: pcpctl bench [--quick] [--reps N] [--csv DIR] [--json] [--plot DIR]\n"
+		"usage: pcpctl bench [--quick] [--reps N] [--only LIST] [--csv DIR] [--json]\n"
+		"                    [--plot DIR]\n"
 		"       pcpctl bench --plot DIR --from CSVDIR\n"
 		"\n"
 		"Runs pcpcache's in-kernel benchmarks (kernel threads pinned to their\n"
@@ -436,6 +438,7 @@ static void bench_usage(FILE *f)
 		"  --reps N    repetitions per figure, the median is shown (default 5)\n"
 		"  --csv DIR   write the raw figures as CSV files into DIR\n"
 		"  --json      print the figures as JSON after the tables\n"
+		"  --only LIST run only these benchmarks, e.g. 1,2 (no target verdicts)\n"
 		"  --plot DIR  draw PNG plots with gnuplot from the CSV files (those of\n"
 		"              --csv, or of --from CSVDIR without running anything)\n");
 }
@@ -449,6 +452,7 @@ int cmd_bench(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "plot", required_argument, NULL, 'p' },
 		{ "from", required_argument, NULL, 'f' },
+		{ "only", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -458,7 +462,8 @@ int cmd_bench(int argc, char **argv)
 	char *json = NULL;
 	size_t json_len = 0;
 	struct utsname u;
-	int opt, err;
+	int opt, err, n;
+	char *p;
 
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -484,6 +489,16 @@ int cmd_bench(int argc, char **argv)
 			break;
 		case 'f':
 			from = optarg;
+			break;
+		case 'o':
+			for (p = strtok(optarg, ","); p; p = strtok(NULL, ",")) {
+				n = atoi(p);
+				if (n < 1 || n > 6) {
+					fprintf(stderr, "%s: --only takes benchmarks 1 to 6\n", prog);
+					return 2;
+				}
+				o.only |= 1U << n;
+			}
 			break;
 		case 'h':
 			bench_usage(stdout);
@@ -520,12 +535,19 @@ int cmd_bench(int argc, char **argv)
 	printf("pt = passthrough; limit = a bare per-CPU list, interrupts off, no counters\n");
 	fflush(stdout);
 
-	err = bench_alloc_free(&o, false, one) || bench_pair(&o, pair) ||
-	      bench_alloc_free(&o, true, all) || bench_hotness(&o) ||
-	      bench_sweep(&o) || bench_counters(&o, &switch_ms);
+	if (!o.only)
+		o.only = ~0U;
+	err = (o.only & 1 << 1 && bench_alloc_free(&o, false, one)) ||
+	      (o.only & 1 << 2 && bench_pair(&o, pair)) ||
+	      (o.only & 1 << 3 && bench_alloc_free(&o, true, all)) ||
+	      (o.only & 1 << 4 && bench_hotness(&o)) ||
+	      (o.only & 1 << 5 && bench_sweep(&o)) ||
+	      (o.only & 1 << 6 && bench_counters(&o, &switch_ms));
 	pcp_write("config", "mode=single batch=63 high=378 cold_batch=31 cold_high=126");
 	if (err)
 		return 1;
+	if (o.only != ~0U)
+		return 0;
 
 	printf("\nPerformance targets\n");
 	verdict("hit pair / passthrough pair (single)", pair[1] / pair[0], 0.2, true);
