@@ -37,6 +37,8 @@
 #include "pcpcache.h"
 
 #define BENCH_MAX_NR	65536
+/* a benchmark fails an allocation rather than call the OOM killer */
+#define BENCH_GFP	(GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN)
 #define BENCH_COLD_ALLOC	1
 #define BENCH_COLD_FREE		2
 #define BENCH_LIMIT		4
@@ -85,7 +87,7 @@ static struct page *bench_alloc(unsigned int flags)
 	struct page *page = NULL;
 
 	if (!(flags & BENCH_LIMIT))
-		return pcpcache_alloc_page(GFP_KERNEL, flags & BENCH_COLD_ALLOC);
+		return pcpcache_alloc_page(BENCH_GFP, flags & BENCH_COLD_ALLOC);
 	local_irq_save(irqflags);
 	bl = this_cpu_ptr(&bench_limits);
 	if (!list_empty(&bl->pages)) {
@@ -93,7 +95,7 @@ static struct page *bench_alloc(unsigned int flags)
 		list_del(&page->lru);
 	}
 	local_irq_restore(irqflags);
-	return page ? page : alloc_page(GFP_KERNEL);
+	return page ? page : alloc_page(BENCH_GFP);
 }
 
 static void bench_free(struct page *page, unsigned int flags)
@@ -117,7 +119,7 @@ static void bench_limit_fill(unsigned int nr)
 
 	INIT_LIST_HEAD(&bl->pages);
 	while (nr--) {
-		page = alloc_page(GFP_KERNEL);
+		page = alloc_page(BENCH_GFP);
 		if (!page)
 			break;
 		list_add(&page->lru, &bl->pages);
@@ -226,9 +228,11 @@ static void bench_stats_reads(struct bench_run *run, struct bench_result *r)
 
 static void bench_mode_switches(struct bench_run *run, struct bench_result *r)
 {
+	struct pcpcache_config saved;
 	unsigned int i;
 	u64 t0, worst = 0;
 
+	pcpcache_get_config(&saved);
 	for (i = 0; i < run->nr; i++) {
 		t0 = ktime_get_ns();
 		pcpcache_set_mode(i & 1 ? PCPCACHE_MODE_SINGLE :
@@ -238,6 +242,7 @@ static void bench_mode_switches(struct bench_run *run, struct bench_result *r)
 	}
 	r->b = worst;
 	r->ops = run->nr;
+	pcpcache_set_config(&saved);
 }
 
 /* The tests where CPU 0 measures and the others make traffic. */
@@ -264,11 +269,14 @@ static int bench_thread(void *data)
 		complete_all(&run->started);
 	wait_for_completion(&run->started);
 
-	if (bench_background(run->test) && r->cpu != 0) {
+	/* the first thread measures, whichever CPU it is on */
+	if (bench_background(run->test) && r != &run->results[0]) {
 		struct bench_run pair = { .nr = 64, .flags = run->flags };
 
-		while (!READ_ONCE(run->stop))
+		while (!READ_ONCE(run->stop)) {
 			bench_pairs(&pair, &(struct bench_result){ });
+			cond_resched();
+		}
 	} else {
 		switch (run->test) {
 		case BENCH_SEQ:
@@ -305,6 +313,28 @@ static int bench_thread(void *data)
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(1);
 	return 0;
+}
+
+/* The most pages a run holds at once, all its threads together. */
+static unsigned long bench_pages_held(const struct bench_run *run)
+{
+	unsigned long per_thread;
+
+	switch (run->test) {
+	case BENCH_SEQ:
+	case BENCH_CONCURRENT:
+		per_thread = run->nr;
+		break;
+	case BENCH_HOTNESS:
+		per_thread = run->k;
+		break;
+	default:
+		per_thread = 1;
+	}
+	/* the limit's list is filled up front */
+	if (run->flags & BENCH_LIMIT)
+		per_thread = run->test == BENCH_HOTNESS ? run->k : run->nr;
+	return per_thread * (bench_all_cpus(run->test) ? num_online_cpus() : 1);
 }
 
 static void bench_free_run(struct bench_run *run)
@@ -390,6 +420,11 @@ static ssize_t bench_write(struct file *file, const char __user *ubuf,
 	run->nr = nr;
 	run->k = k;
 	run->flags = flags;
+	/* what all threads hold at once must stay within an eighth of RAM */
+	if (bench_pages_held(run) > totalram_pages() / 8) {
+		bench_free_run(run);
+		return -EINVAL;
+	}
 	init_completion(&run->started);
 	init_completion(&run->done);
 

@@ -198,11 +198,14 @@ static void pcpcache_stash(struct list_head *pages, unsigned int nr,
  */
 unsigned int pcpcache_fault_refill;
 
-static unsigned int pcpcache_inject_fault(unsigned int batch)
+static unsigned int pcpcache_inject_fault(gfp_t gfp, unsigned int batch)
 {
 	unsigned int percent = READ_ONCE(pcpcache_fault_refill);
 
 	if (likely(!percent) || get_random_u32_below(100) >= percent)
+		return batch;
+	/* a caller that must not fail is not made to */
+	if (gfp & __GFP_NOFAIL)
 		return batch;
 	pcpcache_count(PCPCACHE_FAULT_INJECTED, 1);
 	/* half of them get nothing, the others a random part */
@@ -234,7 +237,7 @@ static struct page *pcpcache_refill(gfp_t gfp, bool cold, unsigned int batch)
 	unsigned int nr;
 	LIST_HEAD(pages);
 
-	batch = pcpcache_inject_fault(batch);
+	batch = pcpcache_inject_fault(gfp, batch);
 	nr = batch ? pcpcache_bulk_alloc(refill_gfp, batch, &pages) : 0;
 	if (!nr)
 		return NULL;
@@ -513,7 +516,8 @@ void pcpcache_drain_cpu(int cpu)
  * pcpcache_shrink - give cached pages back because the kernel needs memory
  * @nr: how many to give back at most
  *
- * Every CPU gives an equal share, coldest pages first.
+ * Every CPU gives an equal share, coldest pages first; then, if that was
+ * not enough, whichever CPUs still have pages give the rest.
  *
  * Return: the number given back.
  */
@@ -523,20 +527,25 @@ unsigned long pcpcache_shrink(unsigned long nr)
 	unsigned long freed = 0;
 	unsigned long flags;
 	unsigned int got;
-	int cpu;
+	int cpu, pass;
 
-	for_each_possible_cpu(cpu) {
-		struct pcpcache_cpu *pc = per_cpu_ptr(&pcpcache_cpus, cpu);
-		LIST_HEAD(out);
+	for (pass = 0; pass < 2 && freed < nr; pass++) {
+		for_each_possible_cpu(cpu) {
+			struct pcpcache_cpu *pc = per_cpu_ptr(&pcpcache_cpus, cpu);
+			unsigned long want = nr - freed;
+			LIST_HEAD(out);
 
-		if (freed >= nr)
-			break;
-		spin_lock_irqsave(&pc->lock, flags);
-		got = mag_shrink(&pc->mag, min(share, nr - freed), &out);
-		spin_unlock_irqrestore(&pc->lock, flags);
+			if (!want)
+				break;
+			if (!pass)
+				want = min(share, want);
+			spin_lock_irqsave(&pc->lock, flags);
+			got = mag_shrink(&pc->mag, want, &out);
+			spin_unlock_irqrestore(&pc->lock, flags);
 
-		pcpcache_give_back(&out, got);
-		freed += got;
+			pcpcache_give_back(&out, got);
+			freed += got;
+		}
 	}
 	pcpcache_count(PCPCACHE_SHRINK, 1);
 	pcpcache_count(PCPCACHE_SHRINK_PAGES, freed);

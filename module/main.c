@@ -84,7 +84,12 @@ static void __exit pcpcache_exit(void)
 	pcpcache_core_exit();
 
 	pcpcache_stats_sum(sum);
-	missing = sum[PCPCACHE_BUDDY_ALLOC] - sum[PCPCACHE_BUDDY_FREE];
+	/*
+	 * held is 0 unless the API was handed pages from alloc_page(), which
+	 * count as freed to the buddy allocator but were never taken from it.
+	 */
+	missing = sum[PCPCACHE_BUDDY_ALLOC] - sum[PCPCACHE_BUDDY_FREE] -
+		  (sum[PCPCACHE_ALLOC] - sum[PCPCACHE_FREE]);
 	if (missing)
 		pr_err("unloaded with %ld pages not given back (buddy_alloc %lu, buddy_free %lu)\n",
 		       missing, sum[PCPCACHE_BUDDY_ALLOC],

@@ -170,8 +170,8 @@ const char *pcpcache_config_check(const struct pcpcache_config *cfg,
 	if (cfg->cold_batch < 1 || cfg->cold_batch > cfg->cold_high ||
 	    cfg->cold_batch > PCPCACHE_MAX_BATCH)
 		return "cold_batch";
-	/* in unsigned long: two unsigned ints cannot overflow it */
-	if ((unsigned long)cfg->high + cfg->cold_high > max_per_cpu)
+	/* in 64 bits, where two unsigned ints cannot overflow */
+	if ((unsigned long long)cfg->high + cfg->cold_high > max_per_cpu)
 		return cfg->high >= cfg->cold_high ? "high" : "cold_high";
 	return NULL;
 }
@@ -179,7 +179,7 @@ const char *pcpcache_config_check(const struct pcpcache_config *cfg,
 /* A decimal unsigned int of @len digits, no sign, no overflow. */
 static int parse_uint(const char *s, size_t len, unsigned int *val)
 {
-	unsigned long v = 0;
+	unsigned long long v = 0;
 	size_t i;
 
 	if (!len)
@@ -188,7 +188,7 @@ static int parse_uint(const char *s, size_t len, unsigned int *val)
 		if (s[i] < '0' || s[i] > '9')
 			return -EINVAL;
 		v = v * 10 + (s[i] - '0');
-		if (v > 0xffffffffUL)
+		if (v > 0xffffffffULL)
 			return -EINVAL;
 	}
 	*val = v;

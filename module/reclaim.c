@@ -38,7 +38,6 @@ static unsigned long pcpcache_shrink_scan(struct shrinker *s,
 {
 	unsigned long freed = pcpcache_shrink(sc->nr_to_scan);
 
-	sc->nr_scanned = freed;
 	return freed ? freed : SHRINK_STOP;
 }
 
