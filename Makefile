@@ -11,6 +11,8 @@
 #   make vm-check     kselftests in the VM only
 #   make bench        the full benchmarks, init_on_alloc=0 and =1, with
 #                     tables, CSV and plots in results/
+#   make check-debug  the selftests on a KASAN/lockdep/DEBUG_VM/kmemleak
+#                     kernel built from linux-source (cached outside the tree)
 #   make lint         checkpatch --strict, sparse and W=1 on module/
 #   make matrix       build for 6.1, 6.1-rt and 6.12; run the selftests on
 #                     the last two in the VM (installs what is missing)
@@ -98,6 +100,9 @@ bench: deps
 	@$(MAKE) -s all
 	@$(TOP)/tools/bench
 
+check-debug: all
+	@$(TOP)/tools/check-debug
+
 lint: ksft
 	@$(TOP)/tools/lint
 
@@ -129,5 +134,6 @@ clean:
 	-$(MAKE) -C module clean
 	rm -rf $(BUILD)
 
-.PHONY: all deps module ksft selftests tools unit vm-check check demo bench lint matrix \
+.PHONY: all deps module ksft selftests tools unit vm-check check check-debug demo bench \
+	lint matrix \
 	install uninstall clean

@@ -1,0 +1,50 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The debug lane, run inside the VM on the debug kernel by tools/check-debug:
+# the whole selftest suite, then the all-CPU stress with fail_page_alloc
+# making the stress's own allocations fail, then a kmemleak scan after
+# unload. The kernel's reports (KASAN, lockdep, ...) are caught by
+# tools/vm/run on the console. TAP on stdout.
+
+K=/sys/kernel/debug/kmemleak
+F=/sys/kernel/debug/fail_page_alloc
+
+echo clear > $K
+# allocations cost ~50 times more here: give each test program longer
+sed -i 's/^timeout=.*/timeout=1500/' /kselftest/pcpcache/settings
+/kselftest/run_kselftest.sh
+
+echo "1..2"
+# fail_page_alloc: 10% of the allocations of the tasks that ask for it
+# (task-filter, make-it-fail: the stress and its threads), not their user
+# pages (ignore-gfp-highmem), within a budget of 2000 failures.
+echo 10 > $F/probability
+echo 1 > $F/interval
+echo 2000 > $F/times
+echo Y > $F/task-filter
+echo Y > $F/ignore-gfp-highmem
+echo N > $F/ignore-gfp-wait
+echo 0 > $F/verbose
+(echo 1 > /proc/self/make-it-fail && cd /kselftest/pcpcache &&
+	exec ./stress -d 20 -f 0 -n -a) > /tmp/fail.tap 2>&1
+rc=$?
+echo 0 > $F/probability
+sed 's/^/# /' /tmp/fail.tap
+if [ $rc = 0 ]; then
+	echo "ok 1 stress under fail_page_alloc"
+else
+	echo "not ok 1 stress under fail_page_alloc # exit=$rc"
+fi
+
+# every test unloads pcpcache; make sure, then look for leaks twice over
+rmmod pcpcache 2> /dev/null
+echo scan > $K
+sleep 2
+echo scan > $K
+if [ -s $K ]; then
+	sed 's/^/# /' $K | head -n 60
+	echo "not ok 2 kmemleak after unload"
+else
+	echo "ok 2 kmemleak after unload: nothing"
+fi
