@@ -151,6 +151,15 @@ static void *worker_main(void *arg)
 		fail(s, "cannot pin to cpu %d: %s", w->cpu, strerror(-err));
 		return NULL;
 	}
+	/*
+	 * fail_page_alloc with task-filter fails only the allocations of
+	 * tasks that ask: the workers, once started, not the thread setup.
+	 */
+	if (s->opts->make_it_fail) {
+		err = pcp_write_file("/proc/thread-self/make-it-fail", "1");
+		if (err)
+			fail(s, "cpu %d: make-it-fail: %s", w->cpu, strerror(-err));
+	}
 	while (!atomic_load(&s->stop)) {
 		/* back home after the CPU went offline and came back */
 		if (sched_getcpu() != w->cpu)

@@ -23,6 +23,7 @@ struct pcp_stress_opts {
 	bool chaos;		/* run the controller */
 	bool hotplug;		/* ... which also takes CPUs offline and back */
 	unsigned int fault;	/* fault_refill percentage during the run */
+	bool make_it_fail;	/* workers set their fail_page_alloc flag */
 	FILE *log;		/* progress and problems; NULL for none */
 };
 

@@ -124,7 +124,8 @@ TEST_F(reclaim, offline_cpu_is_drained_and_comes_back_current)
  * Fill every magazine to the most the rules allow (a quarter of RAM in
  * all), then ask for more memory than is free without them.
  */
-TEST_F(reclaim, shrinker_gives_memory_back)
+/* minutes on a debug kernel, where every page costs 50 times more */
+TEST_F_TIMEOUT(reclaim, shrinker_gives_memory_back, 900)
 {
 	long limit, high, avail_kb, want_kb, cached_before;
 	char val[32];

@@ -8,7 +8,8 @@
  * every CPU and the kernel log has no warning and no pcpcache error.
  *
  *   stress [-d SECONDS] [-s SEED] [-f FAULT_PERCENT] [-n (no hotplug)]
- *          [-a (allocations are made to fail from outside: expect alloc_fail)]
+ *          [-a (workers set their make-it-fail flag for fail_page_alloc,
+ *              which the caller configures: expect alloc_fail)]
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -132,6 +133,7 @@ int main(int argc, char **argv)
 			break;
 		case 'a':
 			outside = true;
+			opts.make_it_fail = true;
 			break;
 		default:
 			usage(argv[0]);

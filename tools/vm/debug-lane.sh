@@ -17,17 +17,17 @@ sed -i 's/^timeout=.*/timeout=1500/' /kselftest/pcpcache/settings
 
 echo "1..2"
 # fail_page_alloc: 10% of the allocations of the tasks that ask for it
-# (task-filter, make-it-fail: the stress and its threads), not their user
-# pages (ignore-gfp-highmem), within a budget of 2000 failures.
+# (task-filter; the stress's workers set their make-it-fail once started),
+# not their user pages (ignore-gfp-highmem), within 2000 failures.
 echo 10 > $F/probability
 echo 1 > $F/interval
 echo 2000 > $F/times
 echo Y > $F/task-filter
 echo Y > $F/ignore-gfp-highmem
 echo N > $F/ignore-gfp-wait
+echo 0 > $F/min-order
 echo 0 > $F/verbose
-(echo 1 > /proc/self/make-it-fail && cd /kselftest/pcpcache &&
-	exec ./stress -d 20 -f 0 -n -a) > /tmp/fail.tap 2>&1
+(cd /kselftest/pcpcache && exec ./stress -d 20 -f 0 -n -a) > /tmp/fail.tap 2>&1
 rc=$?
 echo 0 > $F/probability
 sed 's/^/# /' /tmp/fail.tap
