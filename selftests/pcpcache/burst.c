@@ -10,8 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kselftest_harness.h"
-#include "pcpcache_util.h"
+#include "pcpcache_harness.h"
 
 #define BURST	300
 
@@ -51,15 +50,6 @@ FIXTURE_TEARDOWN(burst)
 	if (pcp_exists(PCP_SYSFS))
 		pcp_run("rmmod pcpcache");
 }
-
-#define ASSERT_BOOKS_BALANCE()						\
-	do {								\
-		ASSERT_EQ(0, pcp_read_stats(&self->st));		\
-		ASSERT_TRUE(pcp_books_balance(&self->st, self->why,	\
-					      sizeof(self->why))) {	\
-			TH_LOG("%s", self->why);			\
-		}							\
-	} while (0)
 
 /* On each CPU: allocate hot and cold, free hot and cold, twice. */
 TEST_F(burst, every_cpu)

@@ -13,8 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kselftest_harness.h"
-#include "pcpcache_util.h"
+#include "pcpcache_harness.h"
 
 static const char * const knob_names[] = { "batch", "high", "cold_batch",
 					   "cold_high" };
@@ -87,15 +86,6 @@ FIXTURE_TEARDOWN(knobs)
 	if (pcp_exists(PCP_SYSFS))
 		pcp_run("rmmod pcpcache");
 }
-
-#define ASSERT_BOOKS_BALANCE()						\
-	do {								\
-		ASSERT_EQ(0, pcp_read_stats(&self->st));		\
-		ASSERT_TRUE(pcp_books_balance(&self->st, self->why,	\
-					      sizeof(self->why))) {	\
-			TH_LOG("%s", self->why);			\
-		}							\
-	} while (0)
 
 TEST_F(knobs, files_are_root_only)
 {

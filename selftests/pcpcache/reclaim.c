@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kselftest_harness.h"
+#include "pcpcache_harness.h"
 #include "pcpcache_stress.h"
 
 FIXTURE(reclaim) {
@@ -43,15 +43,6 @@ FIXTURE_TEARDOWN(reclaim)
 	if (pcp_exists(PCP_SYSFS))
 		pcp_run("rmmod pcpcache");
 }
-
-#define ASSERT_BOOKS_BALANCE()						\
-	do {								\
-		ASSERT_EQ(0, pcp_read_stats(&self->st));		\
-		ASSERT_TRUE(pcp_books_balance(&self->st, self->why,	\
-					      sizeof(self->why))) {	\
-			TH_LOG("%s", self->why);			\
-		}							\
-	} while (0)
 
 /* Allocate @nr on every online CPU and free them there. */
 static int fill(int fd, unsigned int nr)
