@@ -113,6 +113,46 @@ static int run_median(const struct opts *o, const char *test, unsigned int nr,
 	return 0;
 }
 
+static int set_mode(int row);
+
+/*
+ * The four rows of benchmarks 1-3 measured in turns: o->reps rounds, each
+ * row in turn, so that drift in the machine (under emulation, how the host
+ * schedules the vCPUs) falls on every row alike and the ratios between
+ * rows stay fair. Each turn switches the mode, makes one untimed run to
+ * fill the magazines again, then the timed one; per-CPU medians.
+ */
+static int run_rows(const struct opts *o, const char *test, unsigned int nr,
+		    struct figures out[NR_ROWS])
+{
+	static double a[NR_ROWS][PCP_MAX_CPUS][MAX_REPS];
+	static double b[NR_ROWS][PCP_MAX_CPUS][MAX_REPS];
+	struct figures f;
+	int r, row, c;
+
+	for (r = 0; r < o->reps; r++) {
+		for (row = 0; row < NR_ROWS; row++) {
+			unsigned int flags = row == 3 ? LIMIT : 0;
+
+			if (set_mode(row) || run_once(test, nr, 1, flags, &f) ||
+			    run_once(test, nr, 1, flags, &f))
+				return 1;
+			out[row] = f;
+			for (c = 0; c < f.nr; c++) {
+				a[row][c][r] = f.a[c];
+				b[row][c][r] = f.b[c];
+			}
+		}
+	}
+	for (row = 0; row < NR_ROWS; row++) {
+		for (c = 0; c < out[row].nr; c++) {
+			out[row].a[c] = median(a[row][c], o->reps);
+			out[row].b[c] = median(b[row][c], o->reps);
+		}
+	}
+	return 0;
+}
+
 static double mean(const double *v, int n)
 {
 	double s = 0;
@@ -165,22 +205,22 @@ static int bench_alloc_free(const struct opts *o, bool all, double *pair_one)
 	const char *test = all ? "concurrent" : "seq";
 	unsigned int nr = o->quick ? 500 : 1000;
 	double base_a = 0, base_b = 0, a, b;
-	struct figures f;
+	struct figures rows[NR_ROWS], *f;
 	FILE *csv;
 	int row, c;
 
-	printf("\n%d. %s: %u allocations, then %u frees (cycles per operation, median of %d)\n",
+	printf("\n%d. %s: %u allocations, then %u frees (cycles per operation, median of %d, rows in turns)\n",
 	       all ? 3 : 1, all ? "every CPU at once" : "one CPU", nr, nr, o->reps);
 	printf("%-12s %10s %10s %9s %9s%s\n", "", "alloc", "free", "alloc/pt",
 	       "free/pt", all ? "  per CPU alloc/free" : "");
+	if (run_rows(o, test, nr, rows))
+		return 1;
 	csv = csv_open(o, all ? "3-concurrent" : "1-alloc-then-free",
 		       "mode,cpu,alloc_cycles,free_cycles");
 	for (row = 0; row < NR_ROWS; row++) {
-		if (set_mode(row) ||
-		    run_median(o, test, nr, 1, row == 3 ? LIMIT : 0, &f))
-			return 1;
-		a = mean(f.a, f.nr);
-		b = mean(f.b, f.nr);
+		f = &rows[row];
+		a = mean(f->a, f->nr);
+		b = mean(f->b, f->nr);
 		if (row == 0) {
 			base_a = a;
 			base_b = b;
@@ -188,13 +228,13 @@ static int bench_alloc_free(const struct opts *o, bool all, double *pair_one)
 		printf("%-12s %10.0f %10.0f", row_name(row), a, b);
 		ratio(a, base_a);
 		ratio(b, base_b);
-		for (c = 0; all && c < f.nr; c++)
-			printf("  %d:%.0f/%.0f", f.cpu[c], f.a[c], f.b[c]);
+		for (c = 0; all && c < f->nr; c++)
+			printf("  %d:%.0f/%.0f", f->cpu[c], f->a[c], f->b[c]);
 		printf("\n");
-		for (c = 0; c < f.nr; c++)
+		for (c = 0; c < f->nr; c++)
 			if (csv)
 				fprintf(csv, "%s,%d,%.1f,%.1f\n", row_name(row),
-					f.cpu[c], f.a[c], f.b[c]);
+					f->cpu[c], f->a[c], f->b[c]);
 		if (o->js)
 			fprintf(o->js, "%s{\"bench\": \"%s\", \"mode\": \"%s\", \"alloc\": %.1f, \"free\": %.1f}",
 				ftell(o->js) ? ",\n" : "", test, row_name(row), a, b);
@@ -207,21 +247,19 @@ static int bench_alloc_free(const struct opts *o, bool all, double *pair_one)
 /* Benchmark 2: the same page allocated and freed again and again. */
 static int bench_pair(const struct opts *o, double *pair)
 {
-	unsigned int nr = o->quick ? 2000 : 10000;
-	struct figures f;
+	unsigned int nr = o->quick ? 10000 : 50000;
+	struct figures rows[NR_ROWS];
 	FILE *csv;
 	int row;
 
-	printf("\n2. one CPU: %u alloc/free pairs (cycles per pair, median of %d)\n",
+	printf("\n2. one CPU: %u alloc/free pairs (cycles per pair, median of %d, rows in turns)\n",
 	       nr, o->reps);
 	printf("%-12s %10s %9s %9s\n", "", "pair", "vs pt", "vs limit");
+	if (run_rows(o, "pair", nr, rows))
+		return 1;
 	csv = csv_open(o, "2-pair", "mode,pair_cycles");
-	for (row = 0; row < NR_ROWS; row++) {
-		if (set_mode(row) ||
-		    run_median(o, "pair", nr, 1, row == 3 ? LIMIT : 0, &f))
-			return 1;
-		pair[row] = f.a[0];
-	}
+	for (row = 0; row < NR_ROWS; row++)
+		pair[row] = rows[row].a[0];
 	for (row = 0; row < NR_ROWS; row++) {
 		printf("%-12s %10.0f", row_name(row), pair[row]);
 		ratio(pair[row], pair[0]);
