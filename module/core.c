@@ -5,53 +5,87 @@
  *
  * Locking:
  *
- * - pcpcache_cpu.lock protects that CPU's magazine: its lists, their counts
- *   and limits, and its mode. The owning CPU takes it on every allocation
- *   and free; other CPUs take it only to reconfigure or drain the
- *   magazine, so it is almost never contended. As in mm/page_alloc.c the
- *   task is pinned to its CPU while it looks up and locks its magazine
- *   (preempt_disable(), or migrate_disable() on PREEMPT_RT, where spinlock_t
- *   sleeps and must not be taken with preemption off).
+ * - pcpcache_cpu.lock, a local_lock_t, protects that CPU's magazine: its
+ *   lists, their counts and limits, and its mode. Only the owning CPU ever
+ *   takes it, as mm/page_alloc.c did before 6.0 (pagesets.lock): on a
+ *   kernel without PREEMPT_RT it is local_irq_save() and nothing else, so
+ *   an allocation or free that hits the magazine costs no atomic
+ *   instruction. Interrupts are off so that a hardirq or softirq caller on
+ *   the same CPU cannot run in the middle of a list operation. On
+ *   PREEMPT_RT it is a per-CPU spinlock_t taken with migration disabled;
+ *   interrupts stay on and such callers run in threads, so, as with the
+ *   page allocator itself, calls from hard interrupt context that is not
+ *   threaded are not allowed there.
  *
- * - The lock is taken with interrupts off so that a hardirq or softirq
- *   caller on the same CPU cannot interrupt a holder and spin on it. On
- *   PREEMPT_RT interrupts stay on and such callers run in threads, so, as
- *   with the page allocator itself, calls from hard interrupt context that
- *   is not threaded are not allowed there.
+ * - Another CPU never touches the magazine of a CPU that is online. To
+ *   reconfigure, drain or shrink it, it queues work on that CPU
+ *   (pcpcache_remote_queue()), which takes the local lock there, and waits
+ *   for it: the pre-6.0 drain_all_pages(). The workqueue has a rescuer,
+ *   as the shrinker needs it under memory pressure, and high priority, so
+ *   that a reconfiguration does not queue behind the CPU's other tasks. A
+ *   CPU that is offline has no tasks: its magazine is changed directly,
+ *   with CPU hotplug held off by cpus_read_lock(), or by the CPU-dead
+ *   callback, which runs with hotplug's write side held.
  *
  * - Interrupts are off only for list operations. Pages go to and come from
  *   the buddy allocator outside the lock: a drain cuts them onto a private
- *   list first, a refill fills one and splices it in afterwards, so a
- *   reconfiguration never stalls a CPU for longer than a list walk.
+ *   list first, a refill fills one and splices it in afterwards.
  *
- * - pcpcache_config_mutex serialises writers of the configuration. A new
- *   configuration is applied to one CPU at a time under that CPU's lock;
- *   each operation follows the configuration of the magazine it locked, so
- *   a CPU switched a moment later than another is never inconsistent with
- *   itself, and every CPU is switched by the time the write returns.
+ * - pcpcache_config_mutex serialises writers of the configuration, then
+ *   cpus_read_lock(), then pcpcache_remote_mutex the users of the per-CPU
+ *   work (reconfigurations, drains and the shrinker, which only tries it
+ *   and takes no hotplug lock). Each operation follows the configuration
+ *   of the magazine it locked, so a CPU switched a moment later than
+ *   another is never inconsistent with itself, and every CPU is switched
+ *   by the time the write returns.
+ *
+ * - Readers of another CPU's counts (pagesets, the shrinker's count) read
+ *   them without a lock, as /proc/zoneinfo reads the kernel's pcp counts:
+ *   each value is one the magazine had, not a snapshot of all of them.
  *
  * - Counters are per-CPU this_cpu_add()s and need no lock (stats.h).
  */
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/export.h>
 #include <linux/highmem.h>
+#include <linux/local_lock.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/random.h>
-#include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <linux/pcpcache.h>
 
 #include "compat.h"
 #include "pcpcache.h"
 
 struct pcpcache_cpu {
-	spinlock_t lock;		/* protects mag; see the top of the file */
+	local_lock_t lock;		/* protects mag; see the top of the file */
 	struct pcpcache_mag mag;
 };
 
-static DEFINE_PER_CPU_ALIGNED(struct pcpcache_cpu, pcpcache_cpus);
+static DEFINE_PER_CPU_ALIGNED(struct pcpcache_cpu, pcpcache_cpus) = {
+	.lock = INIT_LOCAL_LOCK(lock),
+};
+
+/*
+ * What a CPU is asked to do to its own magazine: reconfigure it, then
+ * drain it, or give back some pages. Written by the caller before the work
+ * is queued and read by the work; shrunk the other way round.
+ */
+struct pcpcache_remote {
+	struct work_struct work;
+	const struct pcpcache_config *cfg;	/* reconfigure to this, or NULL */
+	bool drain;				/* then give back every page */
+	unsigned long shrink;			/* give back this many at most */
+	unsigned long shrunk;			/* ... and how many that was */
+};
+
+static DEFINE_PER_CPU(struct pcpcache_remote, pcpcache_remotes);
+static DEFINE_MUTEX(pcpcache_remote_mutex);	/* guards pcpcache_remotes */
+static struct workqueue_struct *pcpcache_wq;
 
 /* The module parameters point into it; written under the mutex only. */
 struct pcpcache_config pcpcache_config = {
@@ -71,30 +105,8 @@ static DEFINE_MUTEX(pcpcache_config_mutex);
 #define PCPCACHE_GFP_REFUSED	(__GFP_DMA | __GFP_DMA32 | __GFP_HIGHMEM | \
 				 __GFP_MOVABLE | __GFP_ACCOUNT | __GFP_COMP)
 
-#ifndef CONFIG_PREEMPT_RT
-#define pcpcache_pin()		preempt_disable()
-#define pcpcache_unpin()	preempt_enable()
-#else
-#define pcpcache_pin()		migrate_disable()
-#define pcpcache_unpin()	migrate_enable()
-#endif
-
-/* Macros rather than functions so that sparse sees each lock balanced. */
-#define pcpcache_lock_local(flags)					\
-({									\
-	struct pcpcache_cpu *__pc;					\
-									\
-	pcpcache_pin();							\
-	__pc = this_cpu_ptr(&pcpcache_cpus);				\
-	spin_lock_irqsave(&__pc->lock, flags);				\
-	__pc;								\
-})
-
-#define pcpcache_unlock_local(pc, flags)				\
-do {									\
-	spin_unlock_irqrestore(&(pc)->lock, flags);			\
-	pcpcache_unpin();						\
-} while (0)
+/* This CPU's magazine; only under pcpcache_cpus.lock. */
+#define pcpcache_local_mag()	this_cpu_ptr(&pcpcache_cpus.mag)
 
 /*
  * A lockless look at this CPU's mode, to send passthrough traffic straight
@@ -167,13 +179,12 @@ static void pcpcache_stash(struct list_head *pages, unsigned int nr,
 {
 	unsigned int nr_out, nr_remote = 0;
 	struct pcpcache_list *list;
-	struct pcpcache_cpu *pc;
 	unsigned long flags;
 	LIST_HEAD(remote);
 	LIST_HEAD(out);
 
-	pc = pcpcache_lock_local(flags);
-	list = mag_list(&pc->mag, cold);
+	local_lock_irqsave(&pcpcache_cpus.lock, flags);
+	list = mag_list(pcpcache_local_mag(), cold);
 	if (list) {
 		nr_remote = pcpcache_sort_out_remote(pages, &remote);
 		/* the batch may be from before a reconfiguration: cut to high */
@@ -184,7 +195,7 @@ static void pcpcache_stash(struct list_head *pages, unsigned int nr,
 		list_splice_init(pages, &out);
 		nr_out = nr;
 	}
-	pcpcache_unlock_local(pc, flags);
+	local_unlock_irqrestore(&pcpcache_cpus.lock, flags);
 
 	pcpcache_give_back_drained(&out, nr_out);
 	pcpcache_give_back(&remote, nr_remote);
@@ -276,23 +287,62 @@ static struct page *pcpcache_alloc_buddy(gfp_t gfp)
  * left it, cleared under init_on_alloc or init_on_free: its page->private,
  * ours while it is cached, says so, and spares clearing it twice.
  */
+static noinline void pcpcache_clear_cached(struct page *page)
+{
+	clear_highpage(page);
+	pcpcache_count(PCPCACHE_ALLOC_ZEROED, 1);
+}
+
 static void pcpcache_prep_cached(struct page *page, gfp_t gfp)
 {
 	bool clean = page_private(page) == PCPCACHE_PAGE_CLEAN;
 
 	set_page_private(page, 0);
-	if (clean || !(want_init_on_alloc(gfp) || want_init_on_free()))
-		return;
-	clear_highpage(page);
-	pcpcache_count(PCPCACHE_ALLOC_ZEROED, 1);
+	if (unlikely(!clean && (want_init_on_alloc(gfp) || want_init_on_free())))
+		pcpcache_clear_cached(page);
 }
 
-struct page *pcpcache_alloc_page(gfp_t gfp, bool cold)
+/* The batch a refill of this CPU's list for @cold takes; 0 in passthrough. */
+static unsigned int pcpcache_refill_batch(bool cold)
 {
 	struct pcpcache_list *list;
+	unsigned long flags;
+	unsigned int batch;
+
+	local_lock_irqsave(&pcpcache_cpus.lock, flags);
+	list = mag_list(pcpcache_local_mag(), cold);
+	batch = list ? list->batch : 0;
+	local_unlock_irqrestore(&pcpcache_cpus.lock, flags);
+	return batch;
+}
+
+/* The magazine had nothing for us: refill it, or pass through. */
+static noinline struct page *pcpcache_alloc_miss(gfp_t gfp, bool cold)
+{
+	unsigned int batch = pcpcache_refill_batch(cold);
+	struct page *page;
+
+	if (batch)
+		page = pcpcache_refill(gfp, cold, batch);
+	else
+		page = pcpcache_alloc_buddy(gfp);
+	if (!page) {
+		pcpcache_count(PCPCACHE_ALLOC_FAIL, 1);
+		return NULL;
+	}
+	pcpcache_count(PCPCACHE_ALLOC_MISS, 1);
+	if (cold)
+		pcpcache_count(PCPCACHE_ALLOC_COLD, 1);
+	return page;
+}
+
+/*
+ * The fast path is kept small and free of calls: a hit costs the local
+ * lock, two list pointers and two counters.
+ */
+struct page *pcpcache_alloc_page(gfp_t gfp, bool cold)
+{
 	struct list_head *node = NULL;
-	struct pcpcache_cpu *pc;
-	unsigned int batch = 0;
 	unsigned long flags;
 	struct page *page;
 
@@ -300,30 +350,16 @@ struct page *pcpcache_alloc_page(gfp_t gfp, bool cold)
 		return NULL;
 
 	if (!pcpcache_passing_through()) {
-		pc = pcpcache_lock_local(flags);
-		list = mag_list(&pc->mag, cold);
-		if (list) {
-			node = mag_take(&pc->mag, cold);
-			batch = list->batch;
-		}
-		pcpcache_unlock_local(pc, flags);
+		local_lock_irqsave(&pcpcache_cpus.lock, flags);
+		node = mag_take(pcpcache_local_mag(), cold);
+		local_unlock_irqrestore(&pcpcache_cpus.lock, flags);
 	}
+	if (unlikely(!node))
+		return pcpcache_alloc_miss(gfp, cold);
 
-	if (node) {
-		page = list_entry(node, struct page, lru);
-		pcpcache_prep_cached(page, gfp);
-		pcpcache_count(PCPCACHE_ALLOC_HIT, 1);
-	} else {
-		if (batch)
-			page = pcpcache_refill(gfp, cold, batch);
-		else
-			page = pcpcache_alloc_buddy(gfp);
-		if (!page) {
-			pcpcache_count(PCPCACHE_ALLOC_FAIL, 1);
-			return NULL;
-		}
-		pcpcache_count(PCPCACHE_ALLOC_MISS, 1);
-	}
+	page = list_entry(node, struct page, lru);
+	pcpcache_prep_cached(page, gfp);
+	pcpcache_count(PCPCACHE_ALLOC_HIT, 1);
 	if (cold)
 		pcpcache_count(PCPCACHE_ALLOC_COLD, 1);
 	return page;
@@ -341,63 +377,169 @@ static bool pcpcache_cacheable(struct page *page)
 	       !page_is_pfmemalloc(page) && !PageMemcgKmem(page);
 }
 
-void pcpcache_free_page(struct page *page, bool cold)
+static noinline void pcpcache_free_buddy(struct page *page, bool remote)
 {
-	bool cached = false, remote = false;
-	struct pcpcache_cpu *pc;
-	unsigned int nr_out = 0;
+	__free_page(page);
+	pcpcache_count(PCPCACHE_BUDDY_FREE, 1);
+	if (remote)
+		pcpcache_count(PCPCACHE_REMOTE_NODE, 1);
+}
+
+/* A free took this CPU's list for @cold over high: give a batch back. */
+static noinline void pcpcache_trim_local(bool cold)
+{
+	struct pcpcache_list *list;
+	unsigned int nr = 0;
 	unsigned long flags;
 	LIST_HEAD(out);
+
+	/* maybe not the CPU of the free: then its list is trimmed if need be */
+	local_lock_irqsave(&pcpcache_cpus.lock, flags);
+	list = mag_list(pcpcache_local_mag(), cold);
+	if (list)
+		nr = mag_trim(list, &out);
+	local_unlock_irqrestore(&pcpcache_cpus.lock, flags);
+
+	pcpcache_give_back_drained(&out, nr);
+}
+
+void pcpcache_free_page(struct page *page, bool cold)
+{
+	struct pcpcache_list *list = NULL;
+	unsigned long flags;
+	bool remote, over;
 
 	pcpcache_count(PCPCACHE_FREE, 1);
 	if (cold)
 		pcpcache_count(PCPCACHE_FREE_COLD, 1);
 
-	if (!pcpcache_passing_through() && pcpcache_cacheable(page)) {
-		pc = pcpcache_lock_local(flags);
-		remote = !pcpcache_local_node(page);
-		/* whatever the user left there, the page is not clean */
-		set_page_private(page, 0);
-		if (!remote)
-			cached = mag_put(&pc->mag, &page->lru, cold);
-		if (cached)
-			nr_out = mag_trim(mag_list(&pc->mag, cold), &out);
-		pcpcache_unlock_local(pc, flags);
-	}
-
-	if (!cached) {
-		__free_page(page);
-		pcpcache_count(PCPCACHE_BUDDY_FREE, 1);
-		if (remote)
-			pcpcache_count(PCPCACHE_REMOTE_NODE, 1);
+	if (unlikely(pcpcache_passing_through() || !pcpcache_cacheable(page))) {
+		pcpcache_free_buddy(page, false);
 		return;
 	}
-	pcpcache_give_back_drained(&out, nr_out);
+
+	/* whatever the user left there, the page is not clean */
+	set_page_private(page, 0);
+	local_lock_irqsave(&pcpcache_cpus.lock, flags);
+	remote = !pcpcache_local_node(page);
+	if (likely(!remote))
+		list = mag_put(pcpcache_local_mag(), &page->lru, cold);
+	over = list && mag_over_high(list);
+	local_unlock_irqrestore(&pcpcache_cpus.lock, flags);
+
+	if (unlikely(!list))
+		pcpcache_free_buddy(page, remote);
+	else if (unlikely(over))
+		pcpcache_trim_local(cold);
 }
 EXPORT_SYMBOL_GPL(pcpcache_free_page);
 
-/* Apply @cfg to every CPU's magazine, one CPU at a time. */
+/*
+ * Cut off @mag what @rm asks for: the pages a reconfiguration or drain
+ * gives back go to @drained (their number is returned), those of a shrink
+ * to @shrunk (rm->shrunk). The magazine's CPU's lock is held, or the CPU is
+ * offline with hotplug held off.
+ */
+static unsigned int pcpcache_remote_cut(struct pcpcache_remote *rm,
+					struct pcpcache_mag *mag,
+					struct list_head *drained,
+					struct list_head *shrunk)
+{
+	unsigned int nr = 0;
+
+	if (rm->cfg)
+		nr += mag_reconfigure(mag, rm->cfg, drained);
+	if (rm->drain)
+		nr += mag_drain(mag, drained);
+	rm->shrunk = rm->shrink ? mag_shrink(mag, rm->shrink, shrunk) : 0;
+	return nr;
+}
+
+/* Give back what pcpcache_remote_cut() cut off, with interrupts on. */
+static void pcpcache_remote_give_back(struct pcpcache_remote *rm,
+				      struct list_head *drained,
+				      unsigned int nr_drained,
+				      struct list_head *shrunk)
+{
+	pcpcache_give_back_drained(drained, nr_drained);
+	pcpcache_give_back(shrunk, rm->shrunk);
+}
+
+/*
+ * The work queued on a CPU by pcpcache_remote_queue(). It runs there while
+ * the CPU is online; if the CPU goes down first, the workqueue runs it on
+ * another, whose own magazine it then works on: harmless for a shrink, the
+ * only request that does not hold hotplug off.
+ */
+static void pcpcache_remote_work(struct work_struct *work)
+{
+	struct pcpcache_remote *rm = container_of(work, struct pcpcache_remote, work);
+	unsigned long flags;
+	unsigned int nr;
+	LIST_HEAD(drained);
+	LIST_HEAD(shrunk);
+
+	local_lock_irqsave(&pcpcache_cpus.lock, flags);
+	nr = pcpcache_remote_cut(rm, pcpcache_local_mag(), &drained, &shrunk);
+	local_unlock_irqrestore(&pcpcache_cpus.lock, flags);
+
+	pcpcache_remote_give_back(rm, &drained, nr, &shrunk);
+}
+
+/* Carry out @rm on the magazine of @cpu, which is offline, from here. */
+static void pcpcache_remote_offline(struct pcpcache_remote *rm, int cpu)
+{
+	unsigned int nr;
+	LIST_HEAD(drained);
+	LIST_HEAD(shrunk);
+
+	nr = pcpcache_remote_cut(rm, &per_cpu_ptr(&pcpcache_cpus, cpu)->mag,
+				 &drained, &shrunk);
+	pcpcache_remote_give_back(rm, &drained, nr, &shrunk);
+}
+
+/* Have @cpu carry out its request in pcpcache_remotes, filled in already. */
+static void pcpcache_remote_queue(int cpu)
+{
+	lockdep_assert_held(&pcpcache_remote_mutex);
+	queue_work_on(cpu, pcpcache_wq, &per_cpu_ptr(&pcpcache_remotes, cpu)->work);
+}
+
+/* Wait for every request pcpcache_remote_queue() made. */
+static void pcpcache_remote_wait(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		flush_work(&per_cpu_ptr(&pcpcache_remotes, cpu)->work);
+}
+
+/*
+ * Apply @cfg to every CPU's magazine, and drain it if @drain: online CPUs
+ * do it themselves, all at once, offline ones are done here.
+ */
 static void pcpcache_apply(const struct pcpcache_config *cfg, bool drain)
 {
-	unsigned int nr_out;
-	unsigned long flags;
 	int cpu;
 
 	lockdep_assert_held(&pcpcache_config_mutex);
 
+	cpus_read_lock();
+	mutex_lock(&pcpcache_remote_mutex);
 	for_each_possible_cpu(cpu) {
-		struct pcpcache_cpu *pc = per_cpu_ptr(&pcpcache_cpus, cpu);
-		LIST_HEAD(out);
+		struct pcpcache_remote *rm = per_cpu_ptr(&pcpcache_remotes, cpu);
 
-		spin_lock_irqsave(&pc->lock, flags);
-		nr_out = mag_reconfigure(&pc->mag, cfg, &out);
-		if (drain)
-			nr_out += mag_drain(&pc->mag, &out);
-		spin_unlock_irqrestore(&pc->lock, flags);
-
-		pcpcache_give_back_drained(&out, nr_out);
-		cond_resched();
+		rm->cfg = cfg;
+		rm->drain = drain;
+		rm->shrink = 0;
+		if (cpu_online(cpu))
+			pcpcache_remote_queue(cpu);
+		else
+			pcpcache_remote_offline(rm, cpu);
 	}
+	pcpcache_remote_wait();
+	mutex_unlock(&pcpcache_remote_mutex);
+	cpus_read_unlock();
 }
 
 /* Check @cfg and put it in force, or change nothing. */
@@ -495,92 +637,114 @@ void pcpcache_drain_all(void)
 }
 
 /**
- * pcpcache_drain_cpu - give one CPU's cached pages back
- * @cpu: the CPU, which may be offline
+ * pcpcache_drain_dead_cpu - give the cached pages of a dead CPU back
+ * @cpu: the CPU, which is dead: CPU hotplug's teardown callback, with the
+ *	 write side of the hotplug lock held
+ *
+ * Nothing can be using the magazine: its CPU runs no tasks, and
+ * reconfigurations, which also touch offline magazines, hold hotplug off.
  */
-void pcpcache_drain_cpu(int cpu)
+void pcpcache_drain_dead_cpu(int cpu)
 {
-	struct pcpcache_cpu *pc = per_cpu_ptr(&pcpcache_cpus, cpu);
-	unsigned long flags;
-	unsigned int nr;
-	LIST_HEAD(out);
+	struct pcpcache_remote rm = { .drain = true };
 
-	spin_lock_irqsave(&pc->lock, flags);
-	nr = mag_drain(&pc->mag, &out);
-	spin_unlock_irqrestore(&pc->lock, flags);
+	pcpcache_remote_offline(&rm, cpu);
+}
 
-	pcpcache_give_back_drained(&out, nr);
+/* Ask every online CPU for up to @share pages; how many came back. */
+static unsigned long pcpcache_shrink_each(unsigned long share)
+{
+	unsigned long freed = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		struct pcpcache_remote *rm = per_cpu_ptr(&pcpcache_remotes, cpu);
+
+		rm->cfg = NULL;
+		rm->drain = false;
+		rm->shrink = share;
+		rm->shrunk = 0;
+		pcpcache_remote_queue(cpu);
+	}
+	pcpcache_remote_wait();
+	for_each_online_cpu(cpu)
+		freed += per_cpu_ptr(&pcpcache_remotes, cpu)->shrunk;
+	return freed;
 }
 
 /**
  * pcpcache_shrink - give cached pages back because the kernel needs memory
  * @nr: how many to give back at most
  *
- * Every CPU gives an equal share, coldest pages first; then, if that was
- * not enough, whichever CPUs still have pages give the rest.
+ * Every online CPU gives an equal share, coldest pages first; then, if
+ * that was not enough, whichever CPUs still have pages give the rest, one
+ * CPU at a time. Offline CPUs have nothing: they were drained when they
+ * died. Hotplug is not held off, as reclaim may run inside it; see
+ * pcpcache_remote_work() for a CPU that goes away meanwhile.
  *
- * Return: the number given back.
+ * Return: the number given back, 0 when the per-CPU work was busy.
  */
 unsigned long pcpcache_shrink(unsigned long nr)
 {
-	unsigned long share = DIV_ROUND_UP(nr, num_possible_cpus());
-	unsigned long freed = 0;
-	unsigned long flags;
-	unsigned int got;
-	int cpu, pass;
+	unsigned long share = DIV_ROUND_UP(nr, num_online_cpus());
+	unsigned long freed;
+	int cpu;
 
-	for (pass = 0; pass < 2 && freed < nr; pass++) {
-		for_each_possible_cpu(cpu) {
-			struct pcpcache_cpu *pc = per_cpu_ptr(&pcpcache_cpus, cpu);
-			unsigned long want = nr - freed;
-			LIST_HEAD(out);
+	/*
+	 * As drain_all_pages(): if another shrink, drain or reconfiguration
+	 * is under way, do not make reclaim (maybe kthreadd's, which worker
+	 * creation waits for) wait behind it; that one gives pages back too.
+	 */
+	if (!mutex_trylock(&pcpcache_remote_mutex))
+		return 0;
+	freed = pcpcache_shrink_each(share);
+	for_each_online_cpu(cpu) {
+		struct pcpcache_remote *rm;
 
-			if (!want)
-				break;
-			if (!pass)
-				want = min(share, want);
-			spin_lock_irqsave(&pc->lock, flags);
-			got = mag_shrink(&pc->mag, want, &out);
-			spin_unlock_irqrestore(&pc->lock, flags);
-
-			pcpcache_give_back(&out, got);
-			freed += got;
-		}
+		if (freed >= nr)
+			break;
+		rm = per_cpu_ptr(&pcpcache_remotes, cpu);
+		rm->shrink = nr - freed;
+		rm->shrunk = 0;
+		pcpcache_remote_queue(cpu);
+		flush_work(&rm->work);
+		freed += rm->shrunk;
 	}
+	mutex_unlock(&pcpcache_remote_mutex);
+
 	pcpcache_count(PCPCACHE_SHRINK, 1);
 	pcpcache_count(PCPCACHE_SHRINK_PAGES, freed);
 	return freed;
 }
 
 /**
- * pcpcache_cpu_lists - a consistent copy of one CPU's lists
+ * pcpcache_cpu_lists - count, batch and high of one CPU's lists
  * @cpu: the CPU
- * @lists: where to copy count, batch and high of each list
+ * @lists: where to copy them
+ *
+ * Read without the CPU's lock, which only that CPU may take: each value is
+ * one the magazine had, the set of them may be from either side of a
+ * reconfiguration.
  *
  * Return: the CPU's mode.
  */
 enum pcpcache_mode pcpcache_cpu_lists(int cpu, struct pcpcache_list *lists)
 {
-	struct pcpcache_cpu *pc = per_cpu_ptr(&pcpcache_cpus, cpu);
-	enum pcpcache_mode mode;
-	unsigned long flags;
+	struct pcpcache_mag *mag = &per_cpu_ptr(&pcpcache_cpus, cpu)->mag;
 	int i;
 
-	spin_lock_irqsave(&pc->lock, flags);
 	for (i = 0; i < PCPCACHE_NR_LISTS; i++) {
-		lists[i].count = pc->mag.lists[i].count;
-		lists[i].batch = pc->mag.lists[i].batch;
-		lists[i].high = pc->mag.lists[i].high;
+		lists[i].count = READ_ONCE(mag->lists[i].count);
+		lists[i].batch = READ_ONCE(mag->lists[i].batch);
+		lists[i].high = READ_ONCE(mag->lists[i].high);
 	}
-	mode = pc->mag.mode;
-	spin_unlock_irqrestore(&pc->lock, flags);
-	return mode;
+	return READ_ONCE(mag->mode);
 }
 
 /**
  * pcpcache_cached_pages - pages in all magazines
  *
- * Return: the sum over every possible CPU, each read under its lock.
+ * Return: the sum over every possible CPU, read as pcpcache_cpu_lists().
  */
 unsigned long pcpcache_cached_pages(void)
 {
@@ -616,11 +780,15 @@ int pcpcache_core_init(void)
 		return -EINVAL;
 	}
 
-	for_each_possible_cpu(cpu) {
-		struct pcpcache_cpu *pc = per_cpu_ptr(&pcpcache_cpus, cpu);
+	/* a rescuer, for the shrinker's work under memory pressure */
+	pcpcache_wq = alloc_workqueue("pcpcache", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
+	if (!pcpcache_wq)
+		return -ENOMEM;
 
-		spin_lock_init(&pc->lock);
-		mag_init(&pc->mag, cfg);
+	for_each_possible_cpu(cpu) {
+		mag_init(&per_cpu_ptr(&pcpcache_cpus, cpu)->mag, cfg);
+		INIT_WORK(&per_cpu_ptr(&pcpcache_remotes, cpu)->work,
+			  pcpcache_remote_work);
 	}
 	return 0;
 }
@@ -634,4 +802,5 @@ int pcpcache_core_init(void)
 void pcpcache_core_exit(void)
 {
 	pcpcache_drain_all();
+	destroy_workqueue(pcpcache_wq);
 }

@@ -34,9 +34,6 @@ struct pcpcache_mag {
 };
 
 void mag_init(struct pcpcache_mag *mag, const struct pcpcache_config *cfg);
-struct pcpcache_list *mag_list(struct pcpcache_mag *mag, bool cold);
-struct list_head *mag_take(struct pcpcache_mag *mag, bool cold);
-bool mag_put(struct pcpcache_mag *mag, struct list_head *page, bool cold);
 unsigned int mag_trim(struct pcpcache_list *list, struct list_head *out);
 unsigned int mag_trim_to_high(struct pcpcache_list *list,
 			      struct list_head *out);
@@ -49,5 +46,93 @@ unsigned int mag_drain(struct pcpcache_mag *mag, struct list_head *out);
 unsigned int mag_shrink(struct pcpcache_mag *mag, unsigned long nr,
 			struct list_head *out);
 unsigned int mag_count(const struct pcpcache_mag *mag);
+
+/*
+ * The operations of every allocation and free are inline: they run with
+ * interrupts off on the fast path, where a call is a measurable share.
+ */
+
+/**
+ * mag_list - the list a page of the given temperature goes to or comes from
+ * @mag: the magazine
+ * @cold: the caller's hint
+ *
+ * Return: the list, or NULL in passthrough mode, which caches nothing.
+ */
+static inline struct pcpcache_list *mag_list(struct pcpcache_mag *mag, bool cold)
+{
+	switch (mag->mode) {
+	case PCPCACHE_MODE_SINGLE:
+		return &mag->lists[PCPCACHE_LIST_HOT];
+	case PCPCACHE_MODE_SPLIT:
+		return &mag->lists[cold ? PCPCACHE_LIST_COLD : PCPCACHE_LIST_HOT];
+	default:
+		return NULL;
+	}
+}
+
+/* Only single mode keeps both temperatures on one list, cold at the tail. */
+static inline bool mag_from_tail(const struct pcpcache_mag *mag, bool cold)
+{
+	return mag->mode == PCPCACHE_MODE_SINGLE && cold;
+}
+
+/**
+ * mag_take - take a page for an allocation
+ * @mag: the magazine
+ * @cold: the caller's hint
+ *
+ * Return: the page's node, unlinked, or NULL when the list it would come
+ * from is empty (the caller refills it) or in passthrough mode.
+ */
+static inline struct list_head *mag_take(struct pcpcache_mag *mag, bool cold)
+{
+	struct pcpcache_list *list = mag_list(mag, cold);
+	struct list_head *node;
+
+	if (!list || !list->count)
+		return NULL;
+	node = mag_from_tail(mag, cold) ? list->pages.prev : list->pages.next;
+	list_del(node);
+	list->count--;
+	return node;
+}
+
+/**
+ * mag_put - cache a freed page
+ * @mag: the magazine
+ * @page: the page's node
+ * @cold: the caller's hint
+ *
+ * The caller then calls mag_trim() on the list if mag_over_high() says so.
+ *
+ * Return: the list @page went on, or NULL in passthrough mode, where @page
+ * is left to the caller.
+ */
+static inline struct pcpcache_list *mag_put(struct pcpcache_mag *mag,
+					    struct list_head *page, bool cold)
+{
+	struct pcpcache_list *list = mag_list(mag, cold);
+
+	if (!list)
+		return NULL;
+	if (mag_from_tail(mag, cold))
+		list_add_tail(page, &list->pages);
+	else
+		list_add(page, &list->pages);
+	list->count++;
+	return list;
+}
+
+/**
+ * mag_over_high - whether a list went over its high mark
+ * @list: the list
+ *
+ * Return: true when mag_trim() has pages to give back.
+ */
+static inline bool mag_over_high(const struct pcpcache_list *list)
+{
+	return list->count > list->high;
+}
 
 #endif /* _PCPCACHE_MAGAZINE_H */

@@ -20,7 +20,7 @@ int pcpcache_set_knob(enum pcpcache_knob knob, unsigned int value);
 int pcpcache_set_config(const struct pcpcache_config *cfg);
 void pcpcache_get_config(struct pcpcache_config *cfg);
 void pcpcache_drain_all(void);
-void pcpcache_drain_cpu(int cpu);
+void pcpcache_drain_dead_cpu(int cpu);
 unsigned long pcpcache_shrink(unsigned long nr);
 extern unsigned int pcpcache_fault_refill;
 enum pcpcache_mode pcpcache_cpu_lists(int cpu, struct pcpcache_list *lists);

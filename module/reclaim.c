@@ -14,14 +14,14 @@ static enum cpuhp_state pcpcache_hp_state;
 static struct shrinker *pcpcache_shrinker;
 
 /*
- * Runs on a surviving CPU after @cpu is dead, so nothing can be using its
- * magazine but a reconfiguration, which takes the same lock. The magazine
- * keeps the configuration in force, so the CPU comes back empty with the
- * current knobs.
+ * Runs on a surviving CPU after @cpu is dead, with hotplug's write lock
+ * held, so nothing can be using its magazine. The magazine keeps the
+ * configuration in force, and reconfigurations reach offline CPUs too, so
+ * the CPU comes back empty with the current knobs.
  */
 static int pcpcache_cpu_dead(unsigned int cpu)
 {
-	pcpcache_drain_cpu(cpu);
+	pcpcache_drain_dead_cpu(cpu);
 	return 0;
 }
 

@@ -171,8 +171,8 @@ TEST_F(mag, passthrough_caches_nothing)
 	cfg.mode = PCPCACHE_MODE_PASSTHROUGH;
 	mag_reconfigure(&self->mag, &cfg, &self->out);
 	EXPECT_EQ(NULL, mag_list(&self->mag, false));
-	EXPECT_FALSE(mag_put(&self->mag, &self->pages[0].lru, false));
-	EXPECT_FALSE(mag_put(&self->mag, &self->pages[0].lru, true));
+	EXPECT_EQ(NULL, mag_put(&self->mag, &self->pages[0].lru, false));
+	EXPECT_EQ(NULL, mag_put(&self->mag, &self->pages[0].lru, true));
 	EXPECT_EQ(NULL, mag_take(&self->mag, false));
 	EXPECT_EQ(0U, mag_count(&self->mag));
 }
