@@ -56,6 +56,13 @@ struct bench_result {
 	int cpu;
 	unsigned long ops;
 	u64 a, b;
+	/*
+	 * The limit: a bare list of pages, no counters, no lock, touched with
+	 * interrupts off as a per-CPU list would be. Each thread has its own,
+	 * which is its CPU's as long as the CPU stays online, and stays its
+	 * own if CPU hotplug moves the thread.
+	 */
+	struct list_head limit;
 };
 
 struct bench_run {
@@ -72,33 +79,26 @@ static DEFINE_MUTEX(bench_mutex);	/* one run at a time; guards last */
 static struct bench_run *bench_last;
 static unsigned int bench_nr_results;
 
-/* The limit: a bare list, interrupts off, no counters, no lock. */
-struct bench_limit {
-	struct list_head pages;
-};
-
-static DEFINE_PER_CPU(struct bench_limit, bench_limits);
 static DEFINE_PER_CPU_ALIGNED(unsigned long, bench_counter);
 
-static struct page *bench_alloc(unsigned int flags)
+static struct page *bench_alloc(struct bench_result *r, unsigned int flags)
 {
-	struct bench_limit *bl;
 	unsigned long irqflags;
 	struct page *page = NULL;
 
 	if (!(flags & BENCH_LIMIT))
 		return pcpcache_alloc_page(BENCH_GFP, flags & BENCH_COLD_ALLOC);
 	local_irq_save(irqflags);
-	bl = this_cpu_ptr(&bench_limits);
-	if (!list_empty(&bl->pages)) {
-		page = list_first_entry(&bl->pages, struct page, lru);
+	if (!list_empty(&r->limit)) {
+		page = list_first_entry(&r->limit, struct page, lru);
 		list_del(&page->lru);
 	}
 	local_irq_restore(irqflags);
 	return page ? page : alloc_page(BENCH_GFP);
 }
 
-static void bench_free(struct page *page, unsigned int flags)
+static void bench_free(struct bench_result *r, struct page *page,
+		       unsigned int flags)
 {
 	unsigned long irqflags;
 
@@ -107,30 +107,27 @@ static void bench_free(struct page *page, unsigned int flags)
 		return;
 	}
 	local_irq_save(irqflags);
-	list_add(&page->lru, &this_cpu_ptr(&bench_limits)->pages);
+	list_add(&page->lru, &r->limit);
 	local_irq_restore(irqflags);
 }
 
 /* Give the limit list nr pages before timing, and take them back after. */
-static void bench_limit_fill(unsigned int nr)
+static void bench_limit_fill(struct bench_result *r, unsigned int nr)
 {
-	struct bench_limit *bl = this_cpu_ptr(&bench_limits);
 	struct page *page;
 
-	INIT_LIST_HEAD(&bl->pages);
+	INIT_LIST_HEAD(&r->limit);
 	while (nr--) {
 		page = alloc_page(BENCH_GFP);
 		if (!page)
 			break;
-		list_add(&page->lru, &bl->pages);
+		list_add(&page->lru, &r->limit);
 	}
 }
 
-static void bench_limit_empty(void)
+static void bench_limit_empty(struct bench_result *r)
 {
-	struct bench_limit *bl = this_cpu_ptr(&bench_limits);
-
-	put_pages_list(&bl->pages);
+	put_pages_list(&r->limit);
 }
 
 /* nr allocations then nr frees; the cycles of each phase. */
@@ -145,13 +142,13 @@ static void bench_alloc_then_free(struct bench_run *run, struct bench_result *r)
 		return;
 	t0 = get_cycles();
 	for (i = 0; i < run->nr; i++) {
-		pages[got] = bench_alloc(run->flags);
+		pages[got] = bench_alloc(r, run->flags);
 		if (pages[got])
 			got++;
 	}
 	t1 = get_cycles();
 	for (i = 0; i < got; i++)
-		bench_free(pages[i], run->flags);
+		bench_free(r, pages[i], run->flags);
 	t2 = get_cycles();
 	kvfree(pages);
 	r->ops = got;
@@ -167,9 +164,9 @@ static void bench_pairs(struct bench_run *run, struct bench_result *r)
 
 	t0 = get_cycles();
 	for (i = 0; i < run->nr; i++) {
-		page = bench_alloc(run->flags);
+		page = bench_alloc(r, run->flags);
 		if (page)
-			bench_free(page, run->flags);
+			bench_free(r, page, run->flags);
 	}
 	r->a = get_cycles() - t0;
 	r->ops = run->nr;
@@ -188,12 +185,12 @@ static void bench_hotness(struct bench_run *run, struct bench_result *r)
 	t0 = get_cycles();
 	for (i = 0; i < rounds; i++) {
 		for (got = 0, j = 0; j < run->k; j++) {
-			pages[got] = bench_alloc(run->flags);
+			pages[got] = bench_alloc(r, run->flags);
 			if (pages[got])
 				memset(page_address(pages[got++]), i, PAGE_SIZE);
 		}
 		for (j = 0; j < got; j++)
-			bench_free(pages[j], run->flags);
+			bench_free(r, pages[j], run->flags);
 		r->ops += got;
 	}
 	r->a = get_cycles() - t0;
@@ -264,7 +261,7 @@ static int bench_thread(void *data)
 	bool limit = run->flags & BENCH_LIMIT;
 
 	if (limit)
-		bench_limit_fill(run->test == BENCH_HOTNESS ? run->k : run->nr);
+		bench_limit_fill(r, run->test == BENCH_HOTNESS ? run->k : run->nr);
 	if (atomic_dec_and_test(&run->waiting))
 		complete_all(&run->started);
 	wait_for_completion(&run->started);
@@ -274,9 +271,12 @@ static int bench_thread(void *data)
 		struct bench_run pair = { .nr = 64, .flags = run->flags };
 
 		while (!READ_ONCE(run->stop)) {
-			bench_pairs(&pair, &(struct bench_result){ });
+			bench_pairs(&pair, r);
 			cond_resched();
 		}
+		/* the traffic is no measurement: it reports nothing */
+		r->ops = 0;
+		r->a = 0;
 	} else {
 		switch (run->test) {
 		case BENCH_SEQ:
@@ -306,7 +306,7 @@ static int bench_thread(void *data)
 	}
 
 	if (limit)
-		bench_limit_empty();
+		bench_limit_empty(r);
 	if (atomic_dec_and_test(&run->running))
 		complete(&run->done);
 	/* wait to be stopped, so that kthread_stop() never races our exit */
@@ -353,6 +353,12 @@ static int bench_start(struct bench_run *run)
 	threads = kcalloc(nr_cpu_ids, sizeof(*threads), GFP_KERNEL);
 	if (!threads)
 		return -ENOMEM;
+	/*
+	 * CPUs stay online until every thread is at the start line on its
+	 * own. Not longer: the switch test reconfigures, which takes this
+	 * lock again in another task, and would wait behind a CPU hotplug
+	 * writer that waits for us.
+	 */
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
 		if (!bench_all_cpus(run->test) && n)
@@ -375,15 +381,17 @@ static int bench_start(struct bench_run *run)
 		/* never woken: kthread_stop() makes them exit unrun */
 		while (i--)
 			kthread_stop(threads[i]);
+		cpus_read_unlock();
 	} else {
 		for (i = 0; i < n; i++)
 			wake_up_process(threads[i]);
+		wait_for_completion(&run->started);
+		cpus_read_unlock();
 		wait_for_completion(&run->done);
 		for (i = 0; i < n; i++)
 			kthread_stop(threads[i]);
 		bench_nr_results = n;
 	}
-	cpus_read_unlock();
 	kfree(threads);
 	return err;
 }

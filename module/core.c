@@ -33,8 +33,8 @@
  *
  * - pcpcache_config_mutex serialises writers of the configuration, then
  *   cpus_read_lock(), then pcpcache_remote_mutex the users of the per-CPU
- *   work (reconfigurations, drains and the shrinker, which only tries it
- *   and takes no hotplug lock). Each operation follows the configuration
+ *   work (reconfigurations, drains and the shrinker, which takes no
+ *   hotplug lock). Each operation follows the configuration
  *   of the magazine it locked, so a CPU switched a moment later than
  *   another is never inconsistent with itself, and every CPU is switched
  *   by the time the write returns.
@@ -84,7 +84,8 @@ struct pcpcache_remote {
 };
 
 static DEFINE_PER_CPU(struct pcpcache_remote, pcpcache_remotes);
-static DEFINE_MUTEX(pcpcache_remote_mutex);	/* guards pcpcache_remotes */
+static DEFINE_MUTEX(pcpcache_remote_mutex);	/* guards the two below */
+static struct cpumask pcpcache_remote_queued;	/* CPUs whose request is out */
 static struct workqueue_struct *pcpcache_wq;
 
 /* The module parameters point into it; written under the mutex only. */
@@ -498,19 +499,38 @@ static void pcpcache_remote_offline(struct pcpcache_remote *rm, int cpu)
 	pcpcache_remote_give_back(rm, &drained, nr, &shrunk);
 }
 
-/* Have @cpu carry out its request in pcpcache_remotes, filled in already. */
+/*
+ * Fill in @cpu's request whole, so that nothing of an earlier one (a
+ * configuration on a caller's stack, a drain) is carried out again.
+ */
+static struct pcpcache_remote *pcpcache_remote_set(int cpu,
+						   const struct pcpcache_config *cfg,
+						   bool drain, unsigned long shrink)
+{
+	struct pcpcache_remote *rm = per_cpu_ptr(&pcpcache_remotes, cpu);
+
+	lockdep_assert_held(&pcpcache_remote_mutex);
+	rm->cfg = cfg;
+	rm->drain = drain;
+	rm->shrink = shrink;
+	rm->shrunk = 0;
+	return rm;
+}
+
+/* Have @cpu carry out its request, and note it for pcpcache_remote_wait(). */
 static void pcpcache_remote_queue(int cpu)
 {
 	lockdep_assert_held(&pcpcache_remote_mutex);
+	cpumask_set_cpu(cpu, &pcpcache_remote_queued);
 	queue_work_on(cpu, pcpcache_wq, &per_cpu_ptr(&pcpcache_remotes, cpu)->work);
 }
 
-/* Wait for every request pcpcache_remote_queue() made. */
+/* Wait for every request queued since pcpcache_remote_queued was cleared. */
 static void pcpcache_remote_wait(void)
 {
 	int cpu;
 
-	for_each_possible_cpu(cpu)
+	for_each_cpu(cpu, &pcpcache_remote_queued)
 		flush_work(&per_cpu_ptr(&pcpcache_remotes, cpu)->work);
 }
 
@@ -526,12 +546,10 @@ static void pcpcache_apply(const struct pcpcache_config *cfg, bool drain)
 
 	cpus_read_lock();
 	mutex_lock(&pcpcache_remote_mutex);
+	cpumask_clear(&pcpcache_remote_queued);
 	for_each_possible_cpu(cpu) {
-		struct pcpcache_remote *rm = per_cpu_ptr(&pcpcache_remotes, cpu);
+		struct pcpcache_remote *rm = pcpcache_remote_set(cpu, cfg, drain, 0);
 
-		rm->cfg = cfg;
-		rm->drain = drain;
-		rm->shrink = 0;
 		if (cpu_online(cpu))
 			pcpcache_remote_queue(cpu);
 		else
@@ -651,23 +669,24 @@ void pcpcache_drain_dead_cpu(int cpu)
 	pcpcache_remote_offline(&rm, cpu);
 }
 
-/* Ask every online CPU for up to @share pages; how many came back. */
-static unsigned long pcpcache_shrink_each(unsigned long share)
+/*
+ * Ask @cpus for up to @share pages each, all at once; how many came back.
+ * A CPU that comes online meanwhile is not asked, one that goes offline
+ * has had its work run on another CPU, which gave what it had.
+ */
+static unsigned long pcpcache_shrink_cpus(const struct cpumask *cpus,
+					  unsigned long share)
 {
 	unsigned long freed = 0;
 	int cpu;
 
-	for_each_online_cpu(cpu) {
-		struct pcpcache_remote *rm = per_cpu_ptr(&pcpcache_remotes, cpu);
-
-		rm->cfg = NULL;
-		rm->drain = false;
-		rm->shrink = share;
-		rm->shrunk = 0;
+	cpumask_clear(&pcpcache_remote_queued);
+	for_each_cpu(cpu, cpus) {
+		pcpcache_remote_set(cpu, NULL, false, share);
 		pcpcache_remote_queue(cpu);
 	}
 	pcpcache_remote_wait();
-	for_each_online_cpu(cpu)
+	for_each_cpu(cpu, &pcpcache_remote_queued)
 		freed += per_cpu_ptr(&pcpcache_remotes, cpu)->shrunk;
 	return freed;
 }
@@ -682,7 +701,7 @@ static unsigned long pcpcache_shrink_each(unsigned long share)
  * died. Hotplug is not held off, as reclaim may run inside it; see
  * pcpcache_remote_work() for a CPU that goes away meanwhile.
  *
- * Return: the number given back, 0 when the per-CPU work was busy.
+ * Return: the number given back.
  */
 unsigned long pcpcache_shrink(unsigned long nr)
 {
@@ -691,24 +710,18 @@ unsigned long pcpcache_shrink(unsigned long nr)
 	int cpu;
 
 	/*
-	 * As drain_all_pages(): if another shrink, drain or reconfiguration
-	 * is under way, do not make reclaim (maybe kthreadd's, which worker
-	 * creation waits for) wait behind it; that one gives pages back too.
+	 * Reclaim may wait here behind a reconfiguration or another shrink;
+	 * they do not allocate, and if their work needs a new worker while
+	 * kthreadd itself waits here, the workqueue's rescuer runs it. Giving
+	 * up instead, as drain_all_pages() does, made concurrent reclaimers
+	 * see nothing to shrink and call the OOM killer (reclaim selftest).
 	 */
-	if (!mutex_trylock(&pcpcache_remote_mutex))
-		return 0;
-	freed = pcpcache_shrink_each(share);
+	mutex_lock(&pcpcache_remote_mutex);
+	freed = pcpcache_shrink_cpus(cpu_online_mask, share);
 	for_each_online_cpu(cpu) {
-		struct pcpcache_remote *rm;
-
 		if (freed >= nr)
 			break;
-		rm = per_cpu_ptr(&pcpcache_remotes, cpu);
-		rm->shrink = nr - freed;
-		rm->shrunk = 0;
-		pcpcache_remote_queue(cpu);
-		flush_work(&rm->work);
-		freed += rm->shrunk;
+		freed += pcpcache_shrink_cpus(cpumask_of(cpu), nr - freed);
 	}
 	mutex_unlock(&pcpcache_remote_mutex);
 
