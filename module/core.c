@@ -98,6 +98,8 @@ struct pcpcache_config pcpcache_config = {
 };
 
 static DEFINE_MUTEX(pcpcache_config_mutex);
+/* Bumped by every write put in force, under the mutex: tells writers apart. */
+static unsigned long pcpcache_config_generation;
 
 /*
  * The cache holds pages any GFP_KERNEL or GFP_ATOMIC caller may be given:
@@ -573,7 +575,41 @@ static int pcpcache_commit(const struct pcpcache_config *cfg)
 	if (cfg->mode != pcpcache_config.mode)
 		pcpcache_count(PCPCACHE_MODE_SWITCHES, 1);
 	pcpcache_config = *cfg;
+	pcpcache_config_generation++;
 	pcpcache_apply(cfg, false);
+	return 0;
+}
+
+/**
+ * pcpcache_edit_config - change the configuration in force, all at once
+ * @edit: called with a copy of the configuration in force to change; it
+ *	  returns 0, or an error that leaves everything as it was
+ * @arg: passed to @edit
+ *
+ * The copy, the change and the commit happen under one lock, so that two
+ * writers changing different settings never undo each other.
+ *
+ * Return: 0, the error of @edit, or -EINVAL when the result breaks a rule
+ * of pcpcache_config_check(); then nothing changed.
+ */
+int pcpcache_edit_config(int (*edit)(struct pcpcache_config *cfg, void *arg),
+			 void *arg)
+{
+	struct pcpcache_config cfg;
+	int err;
+
+	mutex_lock(&pcpcache_config_mutex);
+	cfg = pcpcache_config;
+	err = edit(&cfg, arg);
+	if (!err)
+		err = pcpcache_commit(&cfg);
+	mutex_unlock(&pcpcache_config_mutex);
+	return err;
+}
+
+static int pcpcache_edit_mode(struct pcpcache_config *cfg, void *arg)
+{
+	cfg->mode = *(enum pcpcache_mode *)arg;
 	return 0;
 }
 
@@ -585,15 +621,23 @@ static int pcpcache_commit(const struct pcpcache_config *cfg)
  */
 int pcpcache_set_mode(enum pcpcache_mode mode)
 {
-	struct pcpcache_config cfg;
-	int err;
+	return pcpcache_edit_config(pcpcache_edit_mode, &mode);
+}
 
-	mutex_lock(&pcpcache_config_mutex);
-	cfg = pcpcache_config;
-	cfg.mode = mode;
-	err = pcpcache_commit(&cfg);
-	mutex_unlock(&pcpcache_config_mutex);
-	return err;
+struct pcpcache_knob_value {
+	enum pcpcache_knob knob;
+	unsigned int value;
+};
+
+static int pcpcache_edit_knob(struct pcpcache_config *cfg, void *arg)
+{
+	struct pcpcache_knob_value *kv = arg;
+	unsigned int *knob = pcpcache_knob(cfg, kv->knob);
+
+	if (!knob)
+		return -EINVAL;
+	*knob = kv->value;
+	return 0;
 }
 
 /**
@@ -606,15 +650,9 @@ int pcpcache_set_mode(enum pcpcache_mode mode)
  */
 int pcpcache_set_knob(enum pcpcache_knob knob, unsigned int value)
 {
-	struct pcpcache_config cfg;
-	int err;
+	struct pcpcache_knob_value kv = { .knob = knob, .value = value };
 
-	mutex_lock(&pcpcache_config_mutex);
-	cfg = pcpcache_config;
-	*pcpcache_knob(&cfg, knob) = value;
-	err = pcpcache_commit(&cfg);
-	mutex_unlock(&pcpcache_config_mutex);
-	return err;
+	return pcpcache_edit_config(pcpcache_edit_knob, &kv);
 }
 
 /**
@@ -636,12 +674,19 @@ int pcpcache_set_config(const struct pcpcache_config *cfg)
 /**
  * pcpcache_get_config - the configuration in force
  * @cfg: where to copy it
+ *
+ * Return: its generation, which every write put in force bumps: a writer
+ * that finds it unchanged after a refused write knows nobody else wrote.
  */
-void pcpcache_get_config(struct pcpcache_config *cfg)
+unsigned long pcpcache_get_config(struct pcpcache_config *cfg)
 {
+	unsigned long generation;
+
 	mutex_lock(&pcpcache_config_mutex);
 	*cfg = pcpcache_config;
+	generation = pcpcache_config_generation;
 	mutex_unlock(&pcpcache_config_mutex);
+	return generation;
 }
 
 /**

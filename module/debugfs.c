@@ -154,15 +154,33 @@ static int config_open(struct inode *inode, struct file *file)
 	return single_open(file, config_show, NULL);
 }
 
+struct config_text {
+	const char *buf;
+	size_t len;
+};
+
+/* Parse into the copy pcpcache_edit_config() hands over; all or nothing. */
+static int config_edit(struct pcpcache_config *cfg, void *arg)
+{
+	struct config_text *text = arg;
+	struct pcpcache_config parsed = *cfg;
+	int err;
+
+	err = pcpcache_config_parse(&parsed, text->buf, text->len);
+	if (!err)
+		*cfg = parsed;
+	return err;
+}
+
 /*
  * "key=value ..." for any of mode and the knobs: the result is checked as
- * a whole and applied at once, or nothing changes. Two writers racing may
- * each start from the same configuration; the last one wins whole.
+ * a whole and applied at once, or nothing changes. The settings not named
+ * keep the values in force when the write is applied, whoever set them.
  */
 static ssize_t config_write(struct file *file, const char __user *ubuf,
 			    size_t count, loff_t *ppos)
 {
-	struct pcpcache_config cfg;
+	struct config_text text;
 	char *buf;
 	int err;
 
@@ -171,11 +189,10 @@ static ssize_t config_write(struct file *file, const char __user *ubuf,
 	buf = memdup_user(ubuf, count);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-	pcpcache_get_config(&cfg);
-	err = pcpcache_config_parse(&cfg, buf, count);
+	text.buf = buf;
+	text.len = count;
+	err = pcpcache_edit_config(config_edit, &text);
 	kfree(buf);
-	if (!err)
-		err = pcpcache_set_config(&cfg);
 	return err ? err : count;
 }
 

@@ -18,7 +18,9 @@ void pcpcache_core_exit(void);
 int pcpcache_set_mode(enum pcpcache_mode mode);
 int pcpcache_set_knob(enum pcpcache_knob knob, unsigned int value);
 int pcpcache_set_config(const struct pcpcache_config *cfg);
-void pcpcache_get_config(struct pcpcache_config *cfg);
+int pcpcache_edit_config(int (*edit)(struct pcpcache_config *cfg, void *arg),
+			 void *arg);
+unsigned long pcpcache_get_config(struct pcpcache_config *cfg);
 void pcpcache_drain_all(void);
 void pcpcache_drain_dead_cpu(int cpu);
 unsigned long pcpcache_shrink(unsigned long nr);
