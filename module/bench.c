@@ -15,8 +15,17 @@
  *   counter    one CPU: NR counter updates (a)
  *   stats      CPU 0 sums the counters NR times (a) while the other CPUs
  *              run alloc/free pairs
- *   switch     CPU 0 switches between single and split NR times (b, in ns)
- *              while the other CPUs run alloc/free pairs
+ *   switch     CPU 0 switches between single and split NR times (a: the
+ *              sum, b: the longest, in ns) while the other CPUs run
+ *              alloc/free pairs
+ *   drain      CPU 0 drains every magazine NR times (a, b as switch) while
+ *              the other CPUs run alloc/free pairs
+ *   shrink     CPU 0 asks the shrinker's scan for K pages of its node NR
+ *              times (a, b as switch) while the other CPUs run alloc/free
+ *              pairs, which refill what it takes
+ *
+ * A signal to the writer stops the run early; the write then fails with
+ * EINTR.
  *
  * FLAGS: 1 allocate cold, 2 free cold, 4 "limit": instead of pcpcache, a bare
  * per-CPU list of pages with interrupts off and no counters, the floor no
@@ -45,12 +54,16 @@
 
 enum bench_test {
 	BENCH_SEQ, BENCH_PAIR, BENCH_CONCURRENT, BENCH_HOTNESS, BENCH_COUNTER,
-	BENCH_STATS, BENCH_SWITCH, BENCH_NR_TESTS,
+	BENCH_STATS, BENCH_SWITCH, BENCH_DRAIN, BENCH_SHRINK, BENCH_NR_TESTS,
 };
 
 static const char * const bench_names[BENCH_NR_TESTS] = {
 	"seq", "pair", "concurrent", "hotness", "counter", "stats", "switch",
+	"drain", "shrink",
 };
+
+/* Timed loops look at the stop flag this often, to stay cheap. */
+#define BENCH_ABORT_EVERY	256
 
 struct bench_result {
 	int cpu;
@@ -78,6 +91,12 @@ struct bench_run {
 static DEFINE_MUTEX(bench_mutex);	/* one run at a time; guards last */
 static struct bench_run *bench_last;
 static unsigned int bench_nr_results;
+static bool bench_abort;		/* the writer got a signal: stop */
+
+static bool bench_aborted(unsigned int i)
+{
+	return !(i % BENCH_ABORT_EVERY) && READ_ONCE(bench_abort);
+}
 
 static DEFINE_PER_CPU_ALIGNED(unsigned long, bench_counter);
 
@@ -141,7 +160,7 @@ static void bench_alloc_then_free(struct bench_run *run, struct bench_result *r)
 	if (!pages)
 		return;
 	t0 = get_cycles();
-	for (i = 0; i < run->nr; i++) {
+	for (i = 0; i < run->nr && !bench_aborted(i); i++) {
 		pages[got] = bench_alloc(r, run->flags);
 		if (pages[got])
 			got++;
@@ -163,13 +182,13 @@ static void bench_pairs(struct bench_run *run, struct bench_result *r)
 	cycles_t t0;
 
 	t0 = get_cycles();
-	for (i = 0; i < run->nr; i++) {
+	for (i = 0; i < run->nr && !bench_aborted(i); i++) {
 		page = bench_alloc(r, run->flags);
 		if (page)
 			bench_free(r, page, run->flags);
 	}
 	r->a = get_cycles() - t0;
-	r->ops = run->nr;
+	r->ops = i;
 }
 
 /* Gorman's create/delete, in pages: allocate k, write them, free them. */
@@ -183,7 +202,7 @@ static void bench_hotness(struct bench_run *run, struct bench_result *r)
 	if (!pages)
 		return;
 	t0 = get_cycles();
-	for (i = 0; i < rounds; i++) {
+	for (i = 0; i < rounds && !READ_ONCE(bench_abort); i++) {
 		for (got = 0, j = 0; j < run->k; j++) {
 			pages[got] = bench_alloc(r, run->flags);
 			if (pages[got])
@@ -223,29 +242,49 @@ static void bench_stats_reads(struct bench_run *run, struct bench_result *r)
 	r->ops = run->nr;
 }
 
-static void bench_mode_switches(struct bench_run *run, struct bench_result *r)
+/* Time one call of each kind the latency tests make, in ns. */
+static u64 bench_latency_once(struct bench_run *run, unsigned int i)
+{
+	u64 t0 = ktime_get_ns();
+
+	switch (run->test) {
+	case BENCH_SWITCH:
+		pcpcache_set_mode(i & 1 ? PCPCACHE_MODE_SINGLE :
+				  PCPCACHE_MODE_SPLIT);
+		break;
+	case BENCH_DRAIN:
+		pcpcache_drain_all();
+		break;
+	default:
+		pcpcache_shrink(numa_mem_id(), run->k);
+		break;
+	}
+	return ktime_get_ns() - t0;
+}
+
+/* switch, drain, shrink: the sum and the longest of NR calls. */
+static void bench_latencies(struct bench_run *run, struct bench_result *r)
 {
 	struct pcpcache_config saved;
 	unsigned int i;
-	u64 t0, worst = 0;
+	u64 dt;
 
 	pcpcache_get_config(&saved);
-	for (i = 0; i < run->nr; i++) {
-		t0 = ktime_get_ns();
-		pcpcache_set_mode(i & 1 ? PCPCACHE_MODE_SINGLE :
-				  PCPCACHE_MODE_SPLIT);
-		worst = max(worst, ktime_get_ns() - t0);
-		r->a += ktime_get_ns() - t0;
+	for (i = 0; i < run->nr && !READ_ONCE(bench_abort); i++) {
+		dt = bench_latency_once(run, i);
+		r->b = max(r->b, dt);
+		r->a += dt;
 	}
-	r->b = worst;
-	r->ops = run->nr;
-	pcpcache_set_config(&saved);
+	r->ops = i;
+	if (run->test == BENCH_SWITCH)
+		pcpcache_set_config(&saved);
 }
 
 /* The tests where CPU 0 measures and the others make traffic. */
 static bool bench_background(enum bench_test test)
 {
-	return test == BENCH_STATS || test == BENCH_SWITCH;
+	return test == BENCH_STATS || test == BENCH_SWITCH ||
+	       test == BENCH_DRAIN || test == BENCH_SHRINK;
 }
 
 static bool bench_all_cpus(enum bench_test test)
@@ -270,7 +309,7 @@ static int bench_thread(void *data)
 	if (bench_background(run->test) && r != &run->results[0]) {
 		struct bench_run pair = { .nr = 64, .flags = run->flags };
 
-		while (!READ_ONCE(run->stop)) {
+		while (!READ_ONCE(run->stop) && !READ_ONCE(bench_abort)) {
 			bench_pairs(&pair, r);
 			cond_resched();
 		}
@@ -296,7 +335,9 @@ static int bench_thread(void *data)
 			bench_stats_reads(run, r);
 			break;
 		case BENCH_SWITCH:
-			bench_mode_switches(run, r);
+		case BENCH_DRAIN:
+		case BENCH_SHRINK:
+			bench_latencies(run, r);
 			break;
 		default:
 			break;
@@ -387,10 +428,15 @@ static int bench_start(struct bench_run *run)
 			wake_up_process(threads[i]);
 		wait_for_completion(&run->started);
 		cpus_read_unlock();
-		wait_for_completion(&run->done);
+		/* a signal (^C) stops the threads at their next look */
+		if (wait_for_completion_interruptible(&run->done)) {
+			WRITE_ONCE(bench_abort, true);
+			wait_for_completion(&run->done);
+			err = -EINTR;
+		}
 		for (i = 0; i < n; i++)
 			kthread_stop(threads[i]);
-		bench_nr_results = n;
+		bench_nr_results = err ? 0 : n;
 	}
 	kfree(threads);
 	return err;
@@ -412,7 +458,8 @@ static ssize_t bench_write(struct file *file, const char __user *ubuf,
 	if (sscanf(buf, "%15s %u %u %u", name, &nr, &k, &flags) != 4)
 		return -EINVAL;
 	test = match_string(bench_names, BENCH_NR_TESTS, name);
-	if (test < 0 || !nr || nr > BENCH_MAX_NR || !k || k > nr ||
+	if (test < 0 || !nr || nr > BENCH_MAX_NR || !k || k > BENCH_MAX_NR ||
+	    (test != BENCH_SHRINK && k > nr) ||
 	    flags > (BENCH_COLD_ALLOC | BENCH_COLD_FREE | BENCH_LIMIT))
 		return -EINVAL;
 
@@ -436,10 +483,14 @@ static ssize_t bench_write(struct file *file, const char __user *ubuf,
 	init_completion(&run->started);
 	init_completion(&run->done);
 
-	mutex_lock(&bench_mutex);
+	if (mutex_lock_interruptible(&bench_mutex)) {
+		bench_free_run(run);
+		return -EINTR;
+	}
 	bench_free_run(bench_last);
 	bench_last = run;
 	bench_nr_results = 0;
+	WRITE_ONCE(bench_abort, false);
 	err = bench_start(run);
 	mutex_unlock(&bench_mutex);
 	return err ? err : count;

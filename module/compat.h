@@ -9,6 +9,10 @@
 
 #include <linux/atomic.h>
 #include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/mmzone.h>
+#include <linux/page-isolation.h>
+#include <linux/pageblock-flags.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/version.h>
@@ -23,12 +27,40 @@ static inline unsigned int pcpcache_bulk_alloc(gfp_t gfp, unsigned int nr,
 	return alloc_pages_bulk_list(gfp, nr, pages);
 }
 
+#ifndef CONFIG_SPARSEMEM
+#error "pcpcache reads pageblock flags as SPARSEMEM lays them out"
+#endif
+
+/*
+ * Whether @page lies in a CMA pageblock (whose pages must only serve
+ * movable allocations) or an isolated one (being offlined or taken by
+ * alloc_contig_range()). No kernel exports a way to read a pageblock's
+ * migratetype (get_pfnblock_flags_mask() is not exported in 6.1 nor 6.12),
+ * so this reads the pageblock bitmap of the page's memory section as that
+ * function does under SPARSEMEM; only in zones that have such blocks.
+ */
+static inline bool pcpcache_page_block_refused(struct page *page)
+{
+	struct zone *zone = page_zone(page);
+	unsigned long pfn, bitidx, word;
+	int migratetype;
+
+	if (likely(!has_isolate_pageblock(zone) && !zone_cma_pages(zone)))
+		return false;
+	pfn = page_to_pfn(page);
+	bitidx = ((pfn & (PAGES_PER_SECTION - 1)) >> pageblock_order) *
+		 NR_PAGEBLOCK_BITS;
+	word = READ_ONCE(section_to_usemap(__pfn_to_section(pfn))[bitidx / BITS_PER_LONG]);
+	migratetype = (word >> (bitidx % BITS_PER_LONG)) & MIGRATETYPE_MASK;
+	return is_migrate_cma(migratetype) || is_migrate_isolate(migratetype);
+}
+
 /*
  * Shrinkers: 6.7 replaced register_shrinker() on a caller's struct with
- * shrinker_alloc() and shrinker_register().
+ * shrinker_alloc() and shrinker_register(). pcpcache's is NUMA aware.
  */
 static inline struct shrinker *
-pcpcache_shrinker_create(const char *name,
+pcpcache_shrinker_create(const char *name, long batch,
 			 unsigned long (*count)(struct shrinker *,
 						struct shrink_control *),
 			 unsigned long (*scan)(struct shrinker *,
@@ -37,11 +69,12 @@ pcpcache_shrinker_create(const char *name,
 	struct shrinker *shrinker;
 
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
-	shrinker = shrinker_alloc(0, "%s", name);
+	shrinker = shrinker_alloc(SHRINKER_NUMA_AWARE, "%s", name);
 	if (!shrinker)
 		return NULL;
 	shrinker->count_objects = count;
 	shrinker->scan_objects = scan;
+	shrinker->batch = batch;
 	shrinker_register(shrinker);
 #else
 	shrinker = kzalloc(sizeof(*shrinker), GFP_KERNEL);
@@ -50,6 +83,8 @@ pcpcache_shrinker_create(const char *name,
 	shrinker->count_objects = count;
 	shrinker->scan_objects = scan;
 	shrinker->seeks = DEFAULT_SEEKS;
+	shrinker->batch = batch;
+	shrinker->flags = SHRINKER_NUMA_AWARE;
 	if (register_shrinker(shrinker, "%s", name)) {
 		kfree(shrinker);
 		return NULL;

@@ -205,6 +205,13 @@ static const struct file_operations config_fops = {
 	.release	= single_release,
 };
 
+static int lock_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%s\n", pcpcache_lock_name());
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(lock);
+
 static int stats_show(struct seq_file *m, void *v)
 {
 	pcpcache_stats_show(m);
@@ -321,6 +328,7 @@ void pcpcache_debugfs_init(void)
 			    &fault_refill_fops);
 	debugfs_create_file("config", 0600, root, NULL, &config_fops);
 	debugfs_create_file("bench", 0600, root, NULL, &pcpcache_bench_fops);
+	debugfs_create_file("lock", 0400, root, NULL, &lock_fops);
 }
 
 void pcpcache_debugfs_exit(void)

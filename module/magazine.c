@@ -20,13 +20,19 @@
  */
 #include "magazine.h"
 
+static void list_set_limits(struct pcpcache_list *list, unsigned int batch,
+			    unsigned int high)
+{
+	WRITE_ONCE(list->batch, batch);
+	WRITE_ONCE(list->high, high);
+}
+
 static void list_init(struct pcpcache_list *list, unsigned int batch,
 		      unsigned int high)
 {
 	INIT_LIST_HEAD(&list->pages);
-	list->count = 0;
-	list->batch = batch;
-	list->high = high;
+	WRITE_ONCE(list->count, 0);
+	list_set_limits(list, batch, high);
 }
 
 /**
@@ -36,14 +42,14 @@ static void list_init(struct pcpcache_list *list, unsigned int batch,
  */
 void mag_init(struct pcpcache_mag *mag, const struct pcpcache_config *cfg)
 {
-	mag->mode = cfg->mode;
+	WRITE_ONCE(mag->mode, cfg->mode);
 	list_init(&mag->lists[PCPCACHE_LIST_HOT], cfg->batch, cfg->high);
 	list_init(&mag->lists[PCPCACHE_LIST_COLD], cfg->cold_batch, cfg->cold_high);
 }
 
 /*
  * Move the @nr coldest pages of @list to the tail of @out, walking from
- * whichever end is nearer the cut.
+ * whichever end is nearer the cut: at most @nr + 1 nodes.
  */
 static void cut_tail(struct pcpcache_list *list, unsigned int nr,
 		     struct list_head *out)
@@ -56,7 +62,7 @@ static void cut_tail(struct pcpcache_list *list, unsigned int nr,
 		return;
 	if (nr >= list->count) {
 		list_splice_tail_init(&list->pages, out);
-		list->count = 0;
+		WRITE_ONCE(list->count, 0);
 		return;
 	}
 	if (nr < list->count - nr) {
@@ -70,7 +76,7 @@ static void cut_tail(struct pcpcache_list *list, unsigned int nr,
 	list_cut_position(&kept, &list->pages, last_kept);
 	list_splice_tail_init(&list->pages, out);
 	list_splice(&kept, &list->pages);
-	list->count -= nr;
+	WRITE_ONCE(list->count, list->count - nr);
 }
 
 /**
@@ -105,21 +111,25 @@ void mag_add_refill(struct pcpcache_list *list, struct list_head *pages,
 		    unsigned int nr)
 {
 	list_splice_tail_init(pages, &list->pages);
-	list->count += nr;
+	WRITE_ONCE(list->count, list->count + nr);
 }
 
 /**
- * mag_trim_to_high - cut a list down to its high mark
+ * mag_trim_to_high - cut a list towards its high mark
  * @list: the list
  * @out: where the surplus goes, coldest pages first
+ * @max: the most pages to move, which bounds the nodes walked
  *
- * Return: the number of pages moved to @out.
+ * Return: the number of pages moved to @out; the list is down to its high
+ * mark when that is below @max.
  */
 unsigned int mag_trim_to_high(struct pcpcache_list *list,
-			      struct list_head *out)
+			      struct list_head *out, unsigned int max)
 {
 	unsigned int nr = list->count > list->high ? list->count - list->high : 0;
 
+	if (nr > max)
+		nr = max;
 	cut_tail(list, nr, out);
 	return nr;
 }
@@ -132,7 +142,8 @@ unsigned int mag_trim_to_high(struct pcpcache_list *list,
  *
  * Passthrough keeps nothing. Leaving split mode appends the cold list to
  * the cold end of the one list; entering it makes the one list the hot
- * list. Every list in use is then cut to its (new) high mark.
+ * list. None of that walks a list; cutting the lists to their new high
+ * marks is left to mag_trim_excess(), which bounds its walk.
  *
  * Return: the number of pages moved to @out.
  */
@@ -146,21 +157,38 @@ unsigned int mag_reconfigure(struct pcpcache_mag *mag,
 
 	if (cfg->mode != PCPCACHE_MODE_SPLIT && cold->count) {
 		list_splice_tail_init(&cold->pages, &hot->pages);
-		hot->count += cold->count;
-		cold->count = 0;
+		WRITE_ONCE(hot->count, hot->count + cold->count);
+		WRITE_ONCE(cold->count, 0);
 	}
 	if (cfg->mode == PCPCACHE_MODE_PASSTHROUGH)
 		nr += mag_drain(mag, out);
 
 	/* read without the lock by the passthrough check in core.c */
 	WRITE_ONCE(mag->mode, cfg->mode);
-	hot->batch = cfg->batch;
-	hot->high = cfg->high;
-	cold->batch = cfg->cold_batch;
-	cold->high = cfg->cold_high;
+	list_set_limits(hot, cfg->batch, cfg->high);
+	list_set_limits(cold, cfg->cold_batch, cfg->cold_high);
+	return nr;
+}
 
-	nr += mag_trim_to_high(hot, out);
-	nr += mag_trim_to_high(cold, out);
+/**
+ * mag_trim_excess - cut every list towards its high mark
+ * @mag: the magazine
+ * @out: where the surplus goes, coldest pages first
+ * @max: the most pages to move, which bounds the nodes walked
+ *
+ * Called after mag_reconfigure() until it returns 0, so that a lowered
+ * high is reached in steps of at most @max pages.
+ *
+ * Return: the number of pages moved to @out.
+ */
+unsigned int mag_trim_excess(struct pcpcache_mag *mag, struct list_head *out,
+			     unsigned int max)
+{
+	unsigned int nr = 0;
+	int i;
+
+	for (i = 0; i < PCPCACHE_NR_LISTS && nr < max; i++)
+		nr += mag_trim_to_high(&mag->lists[i], out, max - nr);
 	return nr;
 }
 

@@ -21,6 +21,10 @@ enum pcpcache_list_id {
 	PCPCACHE_NR_LISTS,
 };
 
+/*
+ * count, batch and high are read without the lock by pagesets and the
+ * shrinker's count: they are written with WRITE_ONCE().
+ */
 struct pcpcache_list {
 	struct list_head pages;		/* head is hot, tail is cold */
 	unsigned int count;
@@ -36,12 +40,14 @@ struct pcpcache_mag {
 void mag_init(struct pcpcache_mag *mag, const struct pcpcache_config *cfg);
 unsigned int mag_trim(struct pcpcache_list *list, struct list_head *out);
 unsigned int mag_trim_to_high(struct pcpcache_list *list,
-			      struct list_head *out);
+			      struct list_head *out, unsigned int max);
 void mag_add_refill(struct pcpcache_list *list, struct list_head *pages,
 		    unsigned int nr);
 unsigned int mag_reconfigure(struct pcpcache_mag *mag,
 			     const struct pcpcache_config *cfg,
 			     struct list_head *out);
+unsigned int mag_trim_excess(struct pcpcache_mag *mag, struct list_head *out,
+			     unsigned int max);
 unsigned int mag_drain(struct pcpcache_mag *mag, struct list_head *out);
 unsigned int mag_shrink(struct pcpcache_mag *mag, unsigned long nr,
 			struct list_head *out);
@@ -94,7 +100,7 @@ static inline struct list_head *mag_take(struct pcpcache_mag *mag, bool cold)
 		return NULL;
 	node = mag_from_tail(mag, cold) ? list->pages.prev : list->pages.next;
 	list_del(node);
-	list->count--;
+	WRITE_ONCE(list->count, list->count - 1);
 	return node;
 }
 
@@ -120,7 +126,7 @@ static inline struct pcpcache_list *mag_put(struct pcpcache_mag *mag,
 		list_add_tail(page, &list->pages);
 	else
 		list_add(page, &list->pages);
-	list->count++;
+	WRITE_ONCE(list->count, list->count + 1);
 	return list;
 }
 

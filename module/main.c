@@ -10,6 +10,7 @@
 #include <linux/moduleparam.h>
 #include <linux/module.h>
 
+#include "lock.h"
 #include "pcpcache.h"
 
 static int mode_param_set(const char *val, const struct kernel_param *kp)
@@ -34,6 +35,35 @@ static const struct kernel_param_ops mode_param_ops = {
 	.get	= mode_param_get,
 };
 
+/* The locking design (lock.h); fixed from load to unload. */
+static bool lock_spin;
+
+const char *pcpcache_lock_name(void)
+{
+	return lock_spin ? "spin" : "local";
+}
+
+static int lock_param_set(const char *val, const struct kernel_param *kp)
+{
+	if (sysfs_streq(val, "local"))
+		lock_spin = false;
+	else if (sysfs_streq(val, "spin"))
+		lock_spin = true;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int lock_param_get(char *buffer, const struct kernel_param *kp)
+{
+	return sysfs_emit(buffer, "%s\n", pcpcache_lock_name());
+}
+
+static const struct kernel_param_ops lock_param_ops = {
+	.set	= lock_param_set,
+	.get	= lock_param_get,
+};
+
 /*
  * The parameters point into the configuration in force, so that reading
  * them in /sys/module/pcpcache/parameters/ shows what debugfs last set.
@@ -51,21 +81,30 @@ module_param_named(cold_batch, pcpcache_config.cold_batch, uint, 0444);
 MODULE_PARM_DESC(cold_batch, "pages per refill and drain of the cold list, split mode (default 31)");
 module_param_named(cold_high, pcpcache_config.cold_high, uint, 0444);
 MODULE_PARM_DESC(cold_high, "pages the cold list holds before it drains, split mode (default 126)");
+module_param_cb(lock, &lock_param_ops, NULL, 0444);
+MODULE_PARM_DESC(lock, "locking design: local (default; before 6.0) or spin (6.0 on); needs a reload to change");
 
 static int __init pcpcache_init(void)
 {
 	int err;
 
-	err = pcpcache_core_init();
+	/* before any magazine is used: the fast path branches on it */
+	if (lock_spin)
+		static_branch_enable(&pcpcache_lock_spin);
+	err = pcpcache_config_init();
+	if (err)
+		return err;
+	err = pcpcache_request_init(&pcpcache_config);
 	if (err)
 		return err;
 	err = pcpcache_reclaim_init();
 	if (err) {
-		pcpcache_core_exit();
+		pcpcache_request_exit();
 		return err;
 	}
 	pcpcache_debugfs_init();
-	pr_info("loaded, mode %s\n", pcpcache_mode_name(pcpcache_config.mode));
+	pr_info("loaded, mode %s, lock %s\n",
+		pcpcache_mode_name(pcpcache_config.mode), pcpcache_lock_name());
 	return 0;
 }
 
@@ -81,7 +120,11 @@ static void __exit pcpcache_exit(void)
 	pcpcache_debugfs_exit();
 	pcpcache_bench_exit();
 	pcpcache_reclaim_exit();
-	pcpcache_core_exit();
+	/* with CPU hotplug still followed: a CPU that dies is emptied too */
+	pcpcache_drain_all();
+	pcpcache_hotplug_exit();
+	pcpcache_config_exit();
+	pcpcache_request_exit();
 
 	pcpcache_stats_sum(sum);
 	/*

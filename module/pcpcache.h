@@ -10,11 +10,12 @@
 #include "policy.h"
 #include "stats.h"
 
-/* core.c: the configuration in force; module parameters point into it */
+/* config.c: the configuration in force; module parameters point into it */
 extern struct pcpcache_config pcpcache_config;
 
-int pcpcache_core_init(void);
-void pcpcache_core_exit(void);
+int pcpcache_config_init(void);
+void pcpcache_config_exit(void);
+unsigned long pcpcache_limit(void);
 int pcpcache_set_mode(enum pcpcache_mode mode);
 int pcpcache_set_knob(enum pcpcache_knob knob, unsigned int value);
 int pcpcache_set_config(const struct pcpcache_config *cfg);
@@ -22,18 +23,34 @@ int pcpcache_edit_config(int (*edit)(struct pcpcache_config *cfg, void *arg),
 			 void *arg);
 unsigned long pcpcache_get_config(struct pcpcache_config *cfg);
 void pcpcache_drain_all(void);
-void pcpcache_drain_dead_cpu(int cpu);
-unsigned long pcpcache_shrink(unsigned long nr);
+void pcpcache_config_cpus_changed(void);
+
+/* core.c: the fast path */
 extern unsigned int pcpcache_fault_refill;
+void pcpcache_give_back(struct list_head *pages, unsigned int nr);
+void pcpcache_give_back_drained(struct list_head *pages, unsigned int nr);
+
+/* request.c: reaching other CPUs' magazines */
+int pcpcache_request_init(const struct pcpcache_config *cfg);
+void pcpcache_request_exit(void);
+void pcpcache_request_all(const struct pcpcache_config *cfg, bool drain);
+int pcpcache_cpu_prepare(unsigned int cpu);
+int pcpcache_cpu_online(unsigned int cpu);
+int pcpcache_cpu_dead(unsigned int cpu);
+unsigned long pcpcache_shrink(int nid, unsigned long nr);
 enum pcpcache_mode pcpcache_cpu_lists(int cpu, struct pcpcache_list *lists);
-unsigned long pcpcache_cached_pages(void);
+unsigned long pcpcache_cached_pages(int nid);
+
+/* main.c: the locking design chosen at load (lock.h) */
+const char *pcpcache_lock_name(void);
 
 /* user.c: the "user" file's ioctls */
 extern const struct file_operations pcpcache_user_fops;
 
-/* reclaim.c: CPU hotplug and the shrinker */
+/* reclaim.c: CPU hotplug, the shrinker, memory going offline */
 int pcpcache_reclaim_init(void);
 void pcpcache_reclaim_exit(void);
+void pcpcache_hotplug_exit(void);
 
 /* bench.c: the "bench" file */
 extern const struct file_operations pcpcache_bench_fops;

@@ -133,7 +133,7 @@ unsigned int *pcpcache_knob(struct pcpcache_config *cfg,
 /**
  * pcpcache_max_per_cpu - the most pages one CPU may be allowed to cache
  * @ram_pages: the machine's RAM in pages
- * @nr_cpus: CPUs that may ever come online
+ * @nr_cpus: CPUs that can hold pages: the online ones
  *
  * Return: the bound on high + cold_high that keeps the cache of all CPUs
  * together within 1/PCPCACHE_RAM_SHARE of RAM.
@@ -174,6 +174,39 @@ const char *pcpcache_config_check(const struct pcpcache_config *cfg,
 	if ((unsigned long long)cfg->high + cfg->cold_high > max_per_cpu)
 		return cfg->high >= cfg->cold_high ? "high" : "cold_high";
 	return NULL;
+}
+
+/**
+ * pcpcache_config_fit - cut a configuration's highs down to a bound
+ * @cfg: the configuration, changed in place
+ * @max_per_cpu: the bound on high + cold_high
+ *
+ * high and cold_high keep their proportion, each at least 1; a batch
+ * larger than its new high is cut to it.
+ *
+ * Return: true when @cfg was changed and now fits; false when it fitted
+ * already, or cannot fit (a bound below 2).
+ */
+bool pcpcache_config_fit(struct pcpcache_config *cfg,
+			 unsigned long max_per_cpu)
+{
+	unsigned long long total = (unsigned long long)cfg->high + cfg->cold_high;
+	unsigned long long high;
+
+	if (total <= max_per_cpu || max_per_cpu < 2)
+		return false;
+	high = cfg->high * (unsigned long long)max_per_cpu / total;
+	if (high < 1)
+		high = 1;
+	if (high > max_per_cpu - 1)
+		high = max_per_cpu - 1;
+	cfg->high = high;
+	cfg->cold_high = max_per_cpu - high;
+	if (cfg->batch > cfg->high)
+		cfg->batch = cfg->high;
+	if (cfg->cold_batch > cfg->cold_high)
+		cfg->cold_batch = cfg->cold_high;
+	return true;
 }
 
 /* A decimal unsigned int of @len digits, no sign, no overflow. */

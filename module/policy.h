@@ -56,7 +56,7 @@ enum pcpcache_knob {
  */
 #define PCPCACHE_MAX_BATCH		4096
 
-/* All CPUs together never hold more than 1/PCPCACHE_RAM_SHARE of RAM. */
+/* All online CPUs together never hold more than 1/PCPCACHE_RAM_SHARE of RAM. */
 #define PCPCACHE_RAM_SHARE		4
 
 const char *pcpcache_mode_name(enum pcpcache_mode mode);
@@ -69,6 +69,8 @@ unsigned long pcpcache_max_per_cpu(unsigned long ram_pages,
 				   unsigned int nr_cpus);
 const char *pcpcache_config_check(const struct pcpcache_config *cfg,
 				  unsigned long max_per_cpu);
+bool pcpcache_config_fit(struct pcpcache_config *cfg,
+			 unsigned long max_per_cpu);
 int pcpcache_config_parse(struct pcpcache_config *cfg, const char *buf,
 			  size_t len);
 

@@ -1,34 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * When the kernel wants pcpcache's pages back: a CPU going offline, whose
- * magazine nobody will use until it returns, and memory pressure, through
- * a shrinker. The kernel's own per-CPU lists are drained at the same two
- * moments (page_alloc_cpu_dead(), drain_all_pages() in direct reclaim).
+ * When the kernel wants pcpcache's pages back, at the moments it drains its
+ * own per-CPU lists: a CPU going offline (page_alloc_cpu_dead()), memory
+ * pressure (drain_all_pages() in direct reclaim; here a shrinker) and
+ * memory going offline (offline_pages()). CPU hotplug also readies the
+ * magazine of a CPU coming up (request.c).
  */
 #include <linux/cpuhotplug.h>
+#include <linux/memory.h>
+#include <linux/notifier.h>
 
 #include "compat.h"
 #include "pcpcache.h"
 
-static enum cpuhp_state pcpcache_hp_state;
-static struct shrinker *pcpcache_shrinker;
-
 /*
- * Runs on a surviving CPU after @cpu is dead, with hotplug's write lock
- * held, so nothing can be using its magazine. The magazine keeps the
- * configuration in force, and reconfigurations reach offline CPUs too, so
- * the CPU comes back empty with the current knobs.
+ * Pages a shrinker scan asks for at a time (vmscan's default is 128). A
+ * scan reaches every CPU of the node that has pages, so a larger batch
+ * spreads that cost; 4 MiB is still a small share of what reclaim wants.
  */
-static int pcpcache_cpu_dead(unsigned int cpu)
-{
-	pcpcache_drain_dead_cpu(cpu);
-	return 0;
-}
+#define PCPCACHE_SHRINK_BATCH	1024
+
+static enum cpuhp_state pcpcache_prepare_state, pcpcache_online_state;
+static struct shrinker *pcpcache_shrinker;
 
 static unsigned long pcpcache_shrink_count(struct shrinker *s,
 					   struct shrink_control *sc)
 {
-	unsigned long cached = pcpcache_cached_pages();
+	unsigned long cached = pcpcache_cached_pages(sc->nid);
 
 	return cached ? cached : SHRINK_EMPTY;
 }
@@ -36,33 +34,92 @@ static unsigned long pcpcache_shrink_count(struct shrinker *s,
 static unsigned long pcpcache_shrink_scan(struct shrinker *s,
 					  struct shrink_control *sc)
 {
-	unsigned long freed = pcpcache_shrink(sc->nr_to_scan);
+	unsigned long freed = pcpcache_shrink(sc->nid, sc->nr_to_scan);
 
 	return freed ? freed : SHRINK_STOP;
 }
 
+/*
+ * A cached page has no reference, so isolating a range to offline it does
+ * not fail on one (has_unmovable_pages()); once it is isolated, every
+ * magazine is drained, as offline_pages() drains every CPU's lists, so
+ * that the range's pages reach the buddy allocator. From then on, pages of
+ * isolated pageblocks are refused (core.c).
+ */
+static int pcpcache_memory_callback(struct notifier_block *nb,
+				    unsigned long action, void *arg)
+{
+	if (action == MEM_GOING_OFFLINE) {
+		pcpcache_drain_all();
+		pcpcache_count(PCPCACHE_MEMORY_OFFLINE, 1);
+	}
+	return NOTIFY_OK;
+}
+
+static struct notifier_block pcpcache_memory_nb = {
+	.notifier_call = pcpcache_memory_callback,
+};
+
+/**
+ * pcpcache_reclaim_init - follow CPU hotplug, memory pressure and offlining
+ *
+ * The hotplug callbacks run for the CPUs already up as well, before anyone
+ * can use a magazine.
+ *
+ * Return: 0, or an error with nothing registered.
+ */
 int pcpcache_reclaim_init(void)
 {
 	int ret;
 
-	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "mm/pcpcache:dead",
-					NULL, pcpcache_cpu_dead);
+	ret = cpuhp_setup_state(CPUHP_BP_PREPARE_DYN, "mm/pcpcache:prepare",
+				pcpcache_cpu_prepare, pcpcache_cpu_dead);
 	if (ret < 0)
 		return ret;
-	pcpcache_hp_state = ret;
+	pcpcache_prepare_state = ret;
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "mm/pcpcache:online",
+				pcpcache_cpu_online, NULL);
+	if (ret < 0)
+		goto remove_prepare;
+	pcpcache_online_state = ret;
+
+	ret = register_memory_notifier(&pcpcache_memory_nb);
+	if (ret)
+		goto remove_online;
 
 	pcpcache_shrinker = pcpcache_shrinker_create(KBUILD_MODNAME,
+						     PCPCACHE_SHRINK_BATCH,
 						     pcpcache_shrink_count,
 						     pcpcache_shrink_scan);
 	if (!pcpcache_shrinker) {
-		cpuhp_remove_state_nocalls(pcpcache_hp_state);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto unregister_memory;
 	}
 	return 0;
+
+unregister_memory:
+	unregister_memory_notifier(&pcpcache_memory_nb);
+remove_online:
+	cpuhp_remove_state_nocalls(pcpcache_online_state);
+remove_prepare:
+	cpuhp_remove_state_nocalls(pcpcache_prepare_state);
+	return ret;
 }
 
+/**
+ * pcpcache_reclaim_exit - stop the shrinker and the memory notifier
+ *
+ * CPU hotplug is followed until pcpcache_hotplug_exit(), after the last
+ * drain: a CPU that dies meanwhile is emptied by its callback.
+ */
 void pcpcache_reclaim_exit(void)
 {
 	pcpcache_shrinker_destroy(pcpcache_shrinker);
-	cpuhp_remove_state_nocalls(pcpcache_hp_state);
+	unregister_memory_notifier(&pcpcache_memory_nb);
+}
+
+void pcpcache_hotplug_exit(void)
+{
+	cpuhp_remove_state_nocalls(pcpcache_online_state);
+	cpuhp_remove_state_nocalls(pcpcache_prepare_state);
 }

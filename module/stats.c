@@ -5,7 +5,9 @@
  * Writers only ever add to their own CPU's block; readers sum every
  * possible CPU's block, so a count survives its CPU going offline.
  */
+#include <linux/atomic.h>
 #include <linux/cpumask.h>
+#include <linux/math64.h>
 #include <linux/seq_file.h>
 
 #include "pcpcache.h"
@@ -32,7 +34,30 @@ static const char * const pcpcache_stat_names[PCPCACHE_NR_STATS] = {
 	[PCPCACHE_SHRINK]	= "shrink",
 	[PCPCACHE_SHRINK_PAGES]	= "shrink_pages",
 	[PCPCACHE_FAULT_INJECTED] = "fault_injected",
+	[PCPCACHE_ALLOC_POLICY]	= "alloc_policy",
+	[PCPCACHE_REFUSED_HWPOISON] = "refused_hwpoison",
+	[PCPCACHE_REFUSED_PFMEMALLOC] = "refused_pfmemalloc",
+	[PCPCACHE_REFUSED_COMPOUND] = "refused_compound",
+	[PCPCACHE_REFUSED_BLOCK] = "refused_block",
+	[PCPCACHE_REFUSED_OTHER] = "refused_other",
+	[PCPCACHE_SHRINK_SKIPPED] = "shrink_skipped",
+	[PCPCACHE_MEMORY_OFFLINE] = "memory_offline",
 };
+
+/* The longest shrinker scan since load, in ns: a maximum, not a sum. */
+static atomic64_t pcpcache_shrink_longest = ATOMIC64_INIT(0);
+
+/**
+ * pcpcache_note_shrink_time - remember how long a shrinker scan took
+ * @ns: the scan's duration
+ */
+void pcpcache_note_shrink_time(s64 ns)
+{
+	s64 old = atomic64_read(&pcpcache_shrink_longest);
+
+	while (ns > old && !atomic64_try_cmpxchg(&pcpcache_shrink_longest, &old, ns))
+		;
+}
 
 /**
  * pcpcache_stats_sum - every counter, summed over all possible CPUs
@@ -59,11 +84,13 @@ void pcpcache_stats_sum(unsigned long sum[PCPCACHE_NR_STATS])
  * pcpcache_stats_show - print the counters, one "name value" per line
  * @m: the seq_file of the stats file
  *
- * Then two derived values: cached, the pages in all magazines, and held,
- * the pages handed out and not yet freed. Whenever no operation is in
- * flight, buddy_alloc - buddy_free == cached + held. held is signed: the
- * sum is not a snapshot, and a CPU read early may miss an allocation whose
- * page a CPU read later has already freed.
+ * Then three more values. Two are derived: cached, the pages in all
+ * magazines, and held, the pages handed out and not yet freed. Whenever no
+ * operation is in flight, buddy_alloc - buddy_free == cached + held. held
+ * is signed: the sum is not a snapshot, and a CPU read early may miss an
+ * allocation whose page a CPU read later has already freed. The third,
+ * shrink_longest_us, is the longest shrinker scan since the module was
+ * loaded.
  */
 void pcpcache_stats_show(struct seq_file *m)
 {
@@ -73,7 +100,9 @@ void pcpcache_stats_show(struct seq_file *m)
 	pcpcache_stats_sum(sum);
 	for (i = 0; i < PCPCACHE_NR_STATS; i++)
 		seq_printf(m, "%s %lu\n", pcpcache_stat_names[i], sum[i]);
-	seq_printf(m, "cached %lu\n", pcpcache_cached_pages());
+	seq_printf(m, "cached %lu\n", pcpcache_cached_pages(NUMA_NO_NODE));
 	seq_printf(m, "held %ld\n",
 		   (long)(sum[PCPCACHE_ALLOC] - sum[PCPCACHE_FREE]));
+	seq_printf(m, "shrink_longest_us %llu\n",
+		   div_u64(atomic64_read(&pcpcache_shrink_longest), NSEC_PER_USEC));
 }

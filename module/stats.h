@@ -31,6 +31,14 @@ enum pcpcache_stat {
 	PCPCACHE_SHRINK,	/* calls from the shrinker */
 	PCPCACHE_SHRINK_PAGES,	/* ... and the pages they gave back */
 	PCPCACHE_FAULT_INJECTED, /* refills cut short by fault_refill */
+	PCPCACHE_ALLOC_POLICY,	/* sent to the buddy allocator: placement */
+	PCPCACHE_REFUSED_HWPOISON,	/* pages not cached: poisoned */
+	PCPCACHE_REFUSED_PFMEMALLOC,	/* ... from the emergency reserves */
+	PCPCACHE_REFUSED_COMPOUND,	/* ... part of a compound page */
+	PCPCACHE_REFUSED_BLOCK,	/* ... in a CMA or isolated pageblock */
+	PCPCACHE_REFUSED_OTHER,	/* ... of a zone, cgroup or sharer we avoid */
+	PCPCACHE_SHRINK_SKIPPED, /* CPUs a shrinker scan did not wait for */
+	PCPCACHE_MEMORY_OFFLINE, /* drains because memory went offline */
 	PCPCACHE_NR_STATS,
 };
 
@@ -50,6 +58,7 @@ static inline void pcpcache_count(enum pcpcache_stat item, unsigned long nr)
 }
 
 void pcpcache_stats_sum(unsigned long sum[PCPCACHE_NR_STATS]);
+void pcpcache_note_shrink_time(s64 ns);
 void pcpcache_stats_show(struct seq_file *m);
 
 #endif /* _PCPCACHE_STATS_H */

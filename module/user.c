@@ -30,13 +30,29 @@
 /* The most rounds one PCPCACHE_IOC_CYCLE may ask for. */
 #define PCPCACHE_MAX_CYCLES	BIT(24)
 
+/* The most either limit below may be set to: 16 GiB of pages. */
+#define PCPCACHE_USER_MAX_LIMIT	BIT(22)
+
+/* Pages a free takes off a file's list per hold of its lock. */
+#define PCPCACHE_USER_CHUNK	4096
+
+static int limit_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, PCPCACHE_USER_MAX_LIMIT);
+}
+
+static const struct kernel_param_ops limit_ops = {
+	.set	= limit_set,
+	.get	= param_get_uint,
+};
+
 static unsigned int user_max_pages = 65536;
-module_param(user_max_pages, uint, 0644);
-MODULE_PARM_DESC(user_max_pages, "pages one open user file may hold (default 65536)");
+module_param_cb(user_max_pages, &limit_ops, &user_max_pages, 0644);
+MODULE_PARM_DESC(user_max_pages, "pages one open user file may hold (default 65536, at most 4194304)");
 
 static unsigned int user_max_total;
-module_param(user_max_total, uint, 0644);
-MODULE_PARM_DESC(user_max_total, "pages all open user files together may hold (default 0: an eighth of RAM)");
+module_param_cb(user_max_total, &limit_ops, &user_max_total, 0644);
+MODULE_PARM_DESC(user_max_total, "pages all open user files together may hold (default 0: an eighth of RAM; at most 4194304)");
 
 /* Pages held or reserved by all open files. */
 static atomic_long_t pcpcache_user_total = ATOMIC_LONG_INIT(0);
@@ -139,6 +155,10 @@ static int user_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/*
+ * Allocate up to req->count pages; a signal stops it early. Return: 0 when
+ * any page was allocated, -EINTR when a signal came first, else -ENOMEM.
+ */
 static int user_alloc(struct pcpcache_user *user, struct pcpcache_pages *req)
 {
 	bool cold = req->flags & PCPCACHE_COLD;
@@ -151,43 +171,67 @@ static int user_alloc(struct pcpcache_user *user, struct pcpcache_pages *req)
 		return err;
 
 	while (req->done < req->count) {
-		page = pcpcache_alloc_page(PCPCACHE_USER_GFP, cold);
-		if (!page)
+		if (signal_pending(current)) {
+			err = -EINTR;
 			break;
+		}
+		page = pcpcache_alloc_page(PCPCACHE_USER_GFP, cold);
+		if (!page) {
+			err = -ENOMEM;
+			break;
+		}
 		list_add(&page->lru, &pages);
 		req->done++;
 		if (page_to_nid(page) != cpu_to_mem(req->cpu))
 			req->remote++;
-		if (fatal_signal_pending(current))
-			break;
 		cond_resched();
 	}
 	req->held = settle(user, req->count, &pages, req->done);
-	return req->done ? 0 : -ENOMEM;
+	return req->done ? 0 : err;
 }
 
+/* Take up to @nr of the newest pages off @user's list onto @pages. */
+static unsigned int take_pages(struct pcpcache_user *user, unsigned int nr,
+			       struct list_head *pages)
+{
+	struct list_head *last;
+	unsigned int i;
+
+	spin_lock(&user->lock);
+	last = &user->pages;
+	for (i = 0; i < nr && last->next != &user->pages; i++)
+		last = last->next;
+	list_cut_position(pages, &user->pages, last);
+	spin_unlock(&user->lock);
+	return i;
+}
+
+/*
+ * Free req->count pages, the newest: the ones most likely still in this
+ * CPU's cache. They are claimed at once, then taken off the list a chunk
+ * at a time, so that the file's lock is never held for long.
+ */
 static int user_free(struct pcpcache_user *user, struct pcpcache_pages *req)
 {
 	bool cold = req->flags & PCPCACHE_COLD;
-	struct list_head *last;
+	unsigned int left = req->count, nr;
 	LIST_HEAD(pages);
-	unsigned long i;
 
 	spin_lock(&user->lock);
 	if (req->count > user->nr_pages) {
 		spin_unlock(&user->lock);
 		return -EINVAL;
 	}
-	/* the newest pages: the ones most likely still in this CPU's cache */
-	last = &user->pages;
-	for (i = 0; i < req->count; i++)
-		last = last->next;
-	list_cut_position(&pages, &user->pages, last);
 	user->nr_pages -= req->count;
 	req->held = user->nr_pages;
 	spin_unlock(&user->lock);
 
-	free_list(&pages, cold);
+	while (left) {
+		nr = take_pages(user, min_t(unsigned int, left, PCPCACHE_USER_CHUNK),
+				&pages);
+		free_list(&pages, cold);
+		left -= nr;
+	}
 	atomic_long_sub(req->count, &pcpcache_user_total);
 	req->done = req->count;
 	return 0;
@@ -217,7 +261,10 @@ static long user_pages_ioctl(struct pcpcache_user *user, unsigned int cmd,
 	return copy_to_user(argp, &req, sizeof(req)) ? -EFAULT : 0;
 }
 
-/* One round: allocate @req->batch pages, touch them if asked, free them. */
+/*
+ * One round: allocate @req->batch pages, touch them if asked, free them. A
+ * signal cuts the round short; what was allocated is freed all the same.
+ */
 static void cycle_once(struct pcpcache_cycle *req, unsigned int round)
 {
 	bool cold_free = req->flags & PCPCACHE_CYCLE_COLD_FREE;
@@ -226,7 +273,7 @@ static void cycle_once(struct pcpcache_cycle *req, unsigned int round)
 	struct page *page;
 	LIST_HEAD(pages);
 
-	for (i = 0; i < req->batch; i++) {
+	for (i = 0; i < req->batch && !signal_pending(current); i++) {
 		page = pcpcache_alloc_page(PCPCACHE_USER_GFP, cold);
 		if (!page) {
 			req->failures++;
@@ -265,12 +312,15 @@ static long user_cycle_ioctl(struct pcpcache_user *user, void __user *argp)
 	req.failures = 0;
 	req.pad2 = 0;
 	for (round = 0; round < req.cycles; round++) {
-		cycle_once(&req, round);
-		if (fatal_signal_pending(current))
+		if (signal_pending(current))
 			break;
+		cycle_once(&req, round);
 		cond_resched();
 	}
 	unreserve(user, req.batch);
+	/* a signal before any page was allocated: nothing was done */
+	if (!req.allocs && signal_pending(current))
+		return -EINTR;
 	return copy_to_user(argp, &req, sizeof(req)) ? -EFAULT : 0;
 }
 

@@ -3,6 +3,15 @@
  * pcpcache: per-CPU page magazines backed by alloc_pages().
  *
  * The API for other kernel code. See Documentation/admin-guide/pcpcache.rst.
+ *
+ * Context: the page allocator's rules. Both functions may be called from
+ * process, softirq and hard interrupt context, and with spinlocks held or
+ * preemption disabled, with a gfp mask that does not sleep there
+ * (GFP_ATOMIC, GFP_NOWAIT); might_alloc() checks it on every call. On
+ * PREEMPT_RT the magazine lock sleeps, so, as with alloc_pages() there,
+ * they may not be called from hard interrupt context that is not
+ * threaded, with a raw spinlock held, or with preemption or interrupts
+ * disabled; a lockdep kernel asserts the first. Never from NMI context.
  */
 #ifndef _LINUX_PCPCACHE_H
 #define _LINUX_PCPCACHE_H
@@ -21,7 +30,9 @@ struct page;
  *	  hand out the coldest page instead of the hottest
  *
  * The page is cleared when @gfp has __GFP_ZERO or the kernel runs with
- * init_on_alloc or init_on_free, as a page from alloc_page() would be.
+ * init_on_alloc or init_on_free, as a page from alloc_page() would be. A
+ * task whose memory policy or cpuset excludes this CPU's node gets its
+ * page from alloc_page(), which honours them.
  *
  * Return: the page, or NULL when none could be had.
  */
@@ -34,6 +45,10 @@ struct page *pcpcache_alloc_page(gfp_t gfp, bool cold);
  *	  touched for long): put it where it is handed out last
  *
  * May be called on any CPU, in any context pcpcache_alloc_page() may be.
+ * A page the buddy allocator would not put on its own per-CPU lists
+ * (poisoned, from the emergency reserves, compound, of a CMA or isolated
+ * pageblock, of another node) or that someone else still holds a
+ * reference to goes back to the buddy allocator instead.
  */
 void pcpcache_free_page(struct page *page, bool cold);
 

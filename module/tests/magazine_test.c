@@ -87,6 +87,26 @@ static void put_range(struct pcpcache_mag *mag, struct tpage *pages, int from,
 		mag_put(mag, &pages[i].lru, cold);
 }
 
+/*
+ * Reconfigure, then trim to the new highs in steps of at most @step pages,
+ * as the module does with the lock dropped between steps. Return: the
+ * pages moved to @out, or -1 when a step moved more than @step.
+ */
+static int reconfigure(struct pcpcache_mag *mag,
+		       const struct pcpcache_config *cfg, struct list_head *out,
+		       unsigned int step)
+{
+	unsigned int nr = mag_reconfigure(mag, cfg, out), moved;
+
+	do {
+		moved = mag_trim_excess(mag, out, step);
+		if (moved > step)
+			return -1;
+		nr += moved;
+	} while (moved == step);
+	return nr;
+}
+
 /* Every page is in exactly one of the magazine and @out, none twice. */
 static bool conserved(struct pcpcache_mag *mag, struct list_head *out,
 		      int nr)
@@ -247,36 +267,90 @@ TEST_F(mag, passthrough_gives_everything_back)
 	EXPECT_TRUE(conserved(&self->mag, &self->out, 8));
 }
 
-/* Every (count, high): the surplus leaves coldest first, order intact. */
+/*
+ * Every (count, high, step): the hottest high pages stay, in order; the
+ * surplus leaves in steps of at most step pages, each step the coldest of
+ * what is left, so with one step it comes out in list order.
+ */
 TEST_F(mag, shrinking_high_cuts_the_cold_end)
 {
+	static const unsigned int steps[] = { 1, 3, 7, NR_PAGES };
 	struct pcpcache_config cfg = defaults;
 	int count, high, i;
+	unsigned int s;
 
-	cfg.high = NR_PAGES;
 	cfg.batch = 1;
-	for (count = 0; count <= 20; count++) {
-		for (high = 1; high <= 21; high++) {
-			char want[256] = "";
-			size_t pos = 0;
+	for (s = 0; s < ARRAY_SIZE(steps); s++) {
+		for (count = 0; count <= 20; count++) {
+			for (high = 1; high <= 21; high++) {
+				int cut = count > high ? count - high : 0;
+				char want[256] = "", kept[256] = "";
+				size_t pos = 0, kpos = 0;
 
-			cfg.high = NR_PAGES;
-			mag_init(&self->mag, &cfg);
-			INIT_LIST_HEAD(&self->out);
-			put_range(&self->mag, self->pages, 0, count, false);
-			cfg.high = high;
-			EXPECT_EQ((unsigned int)(count > high ? count - high : 0),
-				  mag_reconfigure(&self->mag, &cfg, &self->out));
-			/* put at the head, so the coldest is page 0 */
-			for (i = count > high ? count - high - 1 : -1; i >= 0; i--)
-				pos += snprintf(want + pos, sizeof(want) - pos,
-						"%s%d", pos ? " " : "", i);
-			EXPECT_STREQ(want, LIST_IDS(&self->out));
-			EXPECT_EQ((unsigned int)(count > high ? high : count),
-				  self->mag.lists[0].count);
-			EXPECT_TRUE(conserved(&self->mag, &self->out, count));
+				cfg.high = NR_PAGES;
+				mag_init(&self->mag, &cfg);
+				INIT_LIST_HEAD(&self->out);
+				put_range(&self->mag, self->pages, 0, count, false);
+				cfg.high = high;
+				EXPECT_EQ(cut, reconfigure(&self->mag, &cfg, &self->out,
+							   steps[s]));
+				/* put at the head, so the coldest is page 0 */
+				for (i = cut - 1; i >= 0; i--)
+					pos += snprintf(want + pos, sizeof(want) - pos,
+							"%s%d", pos ? " " : "", i);
+				for (i = count - 1; i >= cut; i--)
+					kpos += snprintf(kept + kpos, sizeof(kept) - kpos,
+							 "%s%d", kpos ? " " : "", i);
+				if (steps[s] >= (unsigned int)cut)
+					EXPECT_STREQ(want, LIST_IDS(&self->out));
+				EXPECT_STREQ(kept, MAG_IDS(PCPCACHE_LIST_HOT));
+				EXPECT_TRUE(conserved(&self->mag, &self->out, count));
+			}
 		}
 	}
+}
+
+/* Reconfiguring walks no list: a lowered high is left to the trim. */
+TEST_F(mag, reconfigure_alone_keeps_the_surplus)
+{
+	struct pcpcache_config cfg = defaults;
+
+	put_range(&self->mag, self->pages, 0, 8, false);
+	cfg.high = 2;
+	cfg.batch = 1;
+	EXPECT_EQ(0U, mag_reconfigure(&self->mag, &cfg, &self->out));
+	EXPECT_EQ(8U, self->mag.lists[PCPCACHE_LIST_HOT].count);
+	EXPECT_EQ(2U, self->mag.lists[PCPCACHE_LIST_HOT].high);
+	EXPECT_EQ(4U, mag_trim_excess(&self->mag, &self->out, 4));
+	EXPECT_EQ(2U, mag_trim_excess(&self->mag, &self->out, 4));
+	EXPECT_EQ(0U, mag_trim_excess(&self->mag, &self->out, 4));
+	EXPECT_STREQ("7 6", MAG_IDS(PCPCACHE_LIST_HOT));
+	EXPECT_TRUE(conserved(&self->mag, &self->out, 8));
+}
+
+/* Both lists over their highs: one step never moves more than asked. */
+TEST_F(mag, trim_excess_spans_both_lists)
+{
+	struct pcpcache_config cfg = defaults;
+
+	cfg.mode = PCPCACHE_MODE_SPLIT;
+	cfg.high = 16;
+	cfg.cold_high = 16;
+	mag_reconfigure(&self->mag, &cfg, &self->out);
+	put_range(&self->mag, self->pages, 0, 10, false);
+	put_range(&self->mag, self->pages, 10, 20, true);
+	cfg.high = 4;
+	cfg.cold_high = 4;
+	cfg.batch = 1;
+	cfg.cold_batch = 1;
+	EXPECT_EQ(0U, mag_reconfigure(&self->mag, &cfg, &self->out));
+	EXPECT_EQ(5U, mag_trim_excess(&self->mag, &self->out, 5));
+	EXPECT_EQ(5U, mag_trim_excess(&self->mag, &self->out, 5));
+	EXPECT_EQ(2U, mag_trim_excess(&self->mag, &self->out, 5));
+	EXPECT_EQ(0U, mag_trim_excess(&self->mag, &self->out, 5));
+	EXPECT_EQ(4U, self->mag.lists[PCPCACHE_LIST_HOT].count);
+	EXPECT_EQ(4U, self->mag.lists[PCPCACHE_LIST_COLD].count);
+	EXPECT_TRUE(conserved(&self->mag, &self->out, 20));
 }
 
 TEST_F(mag, drain_empties_both_lists)
@@ -350,6 +424,38 @@ TEST(config_rules)
 			TH_LOG("case %u: want %s, got %s", i,
 			       want ? want : "NULL", bad ? bad : "NULL");
 		}
+	}
+}
+
+/* Cut to a bound: the proportion kept, each high at least 1. */
+TEST(config_fit)
+{
+	const struct {
+		struct pcpcache_config cfg, want;
+		unsigned long max;
+		bool changed;
+	} cases[] = {
+		{ { 1, 63, 378, 31, 126 }, { 1, 63, 378, 31, 126 }, 504, false },
+		{ { 1, 63, 378, 31, 126 }, { 1, 63, 345, 31, 116 }, 461, true },
+		{ { 1, 63, 378, 31, 126 }, { 1, 63, 96, 31, 32 }, 128, true },
+		{ { 1, 63, 378, 31, 126 }, { 1, 1, 1, 1, 1 }, 2, true },
+		{ { 1, 63, 378, 31, 126 }, { 1, 63, 378, 31, 126 }, 1, false },
+		{ { 2, 10, 10, 1, 1000 }, { 2, 1, 1, 1, 99 }, 100, true },
+		{ { 0, 4, UINT_MAX, 4, UINT_MAX }, { 0, 4, 500, 4, 500 }, 1000, true },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct pcpcache_config cfg = cases[i].cfg;
+		const struct pcpcache_config *want = &cases[i].want;
+
+		EXPECT_EQ(cases[i].changed, pcpcache_config_fit(&cfg, cases[i].max));
+		EXPECT_TRUE(!memcmp(&cfg, want, sizeof(cfg))) {
+			TH_LOG("case %u: got %u %u %u %u", i, cfg.batch,
+			       cfg.high, cfg.cold_batch, cfg.cold_high);
+		}
+		if (cases[i].changed)
+			EXPECT_EQ(NULL, pcpcache_config_check(&cfg, cases[i].max));
 	}
 }
 

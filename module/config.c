@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pcpcache configuration: the mode and knobs in force, how a write is
+ * checked and put in force on every CPU (request.c), and the bound on what
+ * each CPU may cache.
+ *
+ * The bound follows the CPUs that can hold pages, the online ones, as the
+ * kernel's own pcp high does since 5.14: all of them together never hold
+ * more than 1/PCPCACHE_RAM_SHARE of RAM. A write that breaks it is
+ * refused; when CPUs come online and the configuration in force no longer
+ * fits, its highs are cut to fit, with a line in the kernel log.
+ *
+ * pcpcache_config_mutex serialises writers. It is held while every CPU
+ * carries the write out, and by nothing reclaim or CPU hotplug waits on.
+ */
+#include <linux/cpumask.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/workqueue.h>
+
+#include "pcpcache.h"
+
+/* The module parameters point into it; written under the mutex only. */
+struct pcpcache_config pcpcache_config = {
+	.mode		= PCPCACHE_MODE_SINGLE,
+	.batch		= PCPCACHE_DEFAULT_BATCH,
+	.high		= PCPCACHE_DEFAULT_HIGH,
+	.cold_batch	= PCPCACHE_DEFAULT_COLD_BATCH,
+	.cold_high	= PCPCACHE_DEFAULT_COLD_HIGH,
+};
+
+static const struct pcpcache_config pcpcache_defaults = {
+	.batch		= PCPCACHE_DEFAULT_BATCH,
+	.high		= PCPCACHE_DEFAULT_HIGH,
+	.cold_batch	= PCPCACHE_DEFAULT_COLD_BATCH,
+	.cold_high	= PCPCACHE_DEFAULT_COLD_HIGH,
+};
+
+static DEFINE_MUTEX(pcpcache_config_mutex);
+/* Bumped by every write put in force, under the mutex: tells writers apart. */
+static unsigned long pcpcache_config_generation;
+
+/**
+ * pcpcache_limit - the most pages one CPU may be allowed to cache now
+ *
+ * Return: the bound on high + cold_high of pcpcache_config_check().
+ */
+unsigned long pcpcache_limit(void)
+{
+	return pcpcache_max_per_cpu(totalram_pages(), num_online_cpus());
+}
+
+/* Check @cfg and put it in force, or change nothing. */
+static int pcpcache_commit(const struct pcpcache_config *cfg)
+{
+	lockdep_assert_held(&pcpcache_config_mutex);
+
+	if (pcpcache_config_check(cfg, pcpcache_limit()))
+		return -EINVAL;
+	if (cfg->mode != pcpcache_config.mode)
+		pcpcache_count(PCPCACHE_MODE_SWITCHES, 1);
+	pcpcache_config = *cfg;
+	pcpcache_config_generation++;
+	pcpcache_request_all(cfg, false);
+	return 0;
+}
+
+/**
+ * pcpcache_edit_config - change the configuration in force, all at once
+ * @edit: called with a copy of the configuration in force to change; it
+ *	  returns 0, or an error that leaves everything as it was
+ * @arg: passed to @edit
+ *
+ * The copy, the change and the commit happen under one lock, so that two
+ * writers changing different settings never undo each other.
+ *
+ * Return: 0, the error of @edit, or -EINVAL when the result breaks a rule
+ * of pcpcache_config_check(); then nothing changed.
+ */
+int pcpcache_edit_config(int (*edit)(struct pcpcache_config *cfg, void *arg),
+			 void *arg)
+{
+	struct pcpcache_config cfg;
+	int err;
+
+	mutex_lock(&pcpcache_config_mutex);
+	cfg = pcpcache_config;
+	err = edit(&cfg, arg);
+	if (!err)
+		err = pcpcache_commit(&cfg);
+	mutex_unlock(&pcpcache_config_mutex);
+	return err;
+}
+
+static int pcpcache_edit_mode(struct pcpcache_config *cfg, void *arg)
+{
+	cfg->mode = *(enum pcpcache_mode *)arg;
+	return 0;
+}
+
+/**
+ * pcpcache_set_mode - switch every CPU to another mode
+ * @mode: the new mode
+ *
+ * Return: 0, or -EINVAL for an unknown mode.
+ */
+int pcpcache_set_mode(enum pcpcache_mode mode)
+{
+	return pcpcache_edit_config(pcpcache_edit_mode, &mode);
+}
+
+struct pcpcache_knob_value {
+	enum pcpcache_knob knob;
+	unsigned int value;
+};
+
+static int pcpcache_edit_knob(struct pcpcache_config *cfg, void *arg)
+{
+	struct pcpcache_knob_value *kv = arg;
+	unsigned int *knob = pcpcache_knob(cfg, kv->knob);
+
+	if (!knob)
+		return -EINVAL;
+	*knob = kv->value;
+	return 0;
+}
+
+/**
+ * pcpcache_set_knob - change one of batch, high, cold_batch, cold_high
+ * @knob: which one
+ * @value: its new value
+ *
+ * Return: 0, or -EINVAL when the result would break a rule of
+ * pcpcache_config_check(); then nothing changed.
+ */
+int pcpcache_set_knob(enum pcpcache_knob knob, unsigned int value)
+{
+	struct pcpcache_knob_value kv = { .knob = knob, .value = value };
+
+	return pcpcache_edit_config(pcpcache_edit_knob, &kv);
+}
+
+/**
+ * pcpcache_set_config - put a whole configuration in force at once
+ * @cfg: mode and every knob
+ *
+ * Return: 0, or -EINVAL when @cfg breaks a rule; then nothing changed.
+ */
+int pcpcache_set_config(const struct pcpcache_config *cfg)
+{
+	int err;
+
+	mutex_lock(&pcpcache_config_mutex);
+	err = pcpcache_commit(cfg);
+	mutex_unlock(&pcpcache_config_mutex);
+	return err;
+}
+
+/**
+ * pcpcache_get_config - the configuration in force
+ * @cfg: where to copy it
+ *
+ * Return: its generation, which every write put in force bumps: a writer
+ * that finds it unchanged after a refused write knows nobody else wrote.
+ */
+unsigned long pcpcache_get_config(struct pcpcache_config *cfg)
+{
+	unsigned long generation;
+
+	mutex_lock(&pcpcache_config_mutex);
+	*cfg = pcpcache_config;
+	generation = pcpcache_config_generation;
+	mutex_unlock(&pcpcache_config_mutex);
+	return generation;
+}
+
+/**
+ * pcpcache_drain_all - give every CPU's cached pages back
+ */
+void pcpcache_drain_all(void)
+{
+	mutex_lock(&pcpcache_config_mutex);
+	pcpcache_request_all(&pcpcache_config, true);
+	mutex_unlock(&pcpcache_config_mutex);
+}
+
+/* The configuration in force, cut to the bound if CPUs came online. */
+static void pcpcache_fit_to_cpus(struct work_struct *work)
+{
+	struct pcpcache_config cfg;
+	unsigned long limit;
+
+	mutex_lock(&pcpcache_config_mutex);
+	cfg = pcpcache_config;
+	limit = pcpcache_limit();
+	if (pcpcache_config_fit(&cfg, limit) && !pcpcache_commit(&cfg))
+		pr_info("%u CPUs online: high %u, cold_high %u, batch %u, cold_batch %u fit %lu pages per CPU\n",
+			num_online_cpus(), cfg.high, cfg.cold_high, cfg.batch,
+			cfg.cold_batch, limit);
+	mutex_unlock(&pcpcache_config_mutex);
+}
+
+static DECLARE_WORK(pcpcache_fit_work, pcpcache_fit_to_cpus);
+
+/**
+ * pcpcache_config_cpus_changed - a CPU came online: the bound shrank
+ *
+ * Called from CPU hotplug, which must not wait for the CPUs to carry a new
+ * configuration out: the check runs from a work item.
+ */
+void pcpcache_config_cpus_changed(void)
+{
+	schedule_work(&pcpcache_fit_work);
+}
+
+/* Whether the knobs are the defaults: none was given at load. */
+static bool pcpcache_knobs_default(const struct pcpcache_config *cfg)
+{
+	return cfg->batch == pcpcache_defaults.batch &&
+	       cfg->high == pcpcache_defaults.high &&
+	       cfg->cold_batch == pcpcache_defaults.cold_batch &&
+	       cfg->cold_high == pcpcache_defaults.cold_high;
+}
+
+/**
+ * pcpcache_config_init - check the load-time configuration
+ *
+ * Default knobs that do not fit this machine are cut to fit, with a line
+ * in the kernel log; knobs given at load that break a rule fail the load.
+ *
+ * Return: 0, or -EINVAL with the offending module parameter named in the
+ * kernel log.
+ */
+int pcpcache_config_init(void)
+{
+	struct pcpcache_config *cfg = &pcpcache_config;
+	unsigned long limit = pcpcache_limit();
+	const char *bad;
+
+	bad = pcpcache_config_check(cfg, limit);
+	if (bad && pcpcache_knobs_default(cfg) && pcpcache_config_fit(cfg, limit)) {
+		pr_info("the default high and cold_high do not fit %lu pages per CPU (a quarter of RAM over %u online CPUs): high %u, cold_high %u, batch %u, cold_batch %u\n",
+			limit, num_online_cpus(), cfg->high, cfg->cold_high,
+			cfg->batch, cfg->cold_batch);
+		bad = pcpcache_config_check(cfg, limit);
+	}
+	if (bad) {
+		pr_err("invalid parameter %s: batch=%u high=%u cold_batch=%u cold_high=%u; need 1 <= batch <= high, 1 <= cold_batch <= cold_high, batches <= %u, high + cold_high <= %lu\n",
+		       bad, cfg->batch, cfg->high, cfg->cold_batch,
+		       cfg->cold_high, PCPCACHE_MAX_BATCH, limit);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * pcpcache_config_exit - let no check of the bound run any more
+ */
+void pcpcache_config_exit(void)
+{
+	cancel_work_sync(&pcpcache_fit_work);
+}

@@ -1,0 +1,541 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pcpcache requests: what is done to a CPU's magazine from elsewhere. A
+ * configuration put in force, and a drain, reach every CPU's magazine; the
+ * shrinker takes pages from the CPUs of a node; CPU hotplug readies the
+ * magazine of a CPU coming up and empties that of a CPU that died.
+ *
+ * How another CPU's magazine is reached is the other half of the seam of
+ * lock.h:
+ *
+ * - lock=spin: directly, under the magazine's spinlock, from any CPU and
+ *   whether its owner runs or not. Nothing ever waits for another CPU.
+ *
+ * - lock=local: a CPU that may run is asked to act on its own magazine,
+ *   by work queued on it (its request), as mm/page_alloc.c did before 6.0.
+ *   A CPU that runs nothing is acted on directly: pcpcache_cpus_up says
+ *   which CPUs may run, set before a CPU starts (pcpcache_cpu_prepare())
+ *   and cleared once it is dead (pcpcache_cpu_dead()), under
+ *   pcpcache_hotplug_mutex.
+ *
+ * Waiting. A reconfiguration or a drain waits for every CPU it asked with
+ * only the configuration mutex held (config.c): neither reclaim nor CPU
+ * hotplug takes that mutex, and pcpcache_hotplug_mutex is held only while
+ * requests are made, never while waiting, and by nothing that allocates.
+ * The shrinker never waits without bound: it takes what the CPU it runs on
+ * has at once, asks the other CPUs of the node that have pages, and waits
+ * for their answers for at most PCPCACHE_SHRINK_WAIT_MS. A CPU that does
+ * not answer in time (a SCHED_FIFO task holds it, say) is counted in
+ * shrink_skipped; the pages it gives back later are counted then. It
+ * holds no lock while it waits, so that concurrent reclaimers all find
+ * the pages of the CPUs that do run.
+ *
+ * Work queued on a CPU that goes down before the work runs is run by the
+ * workqueue on another CPU, where it acts on that CPU's magazine instead:
+ * harmless for every request, as the configuration is the same for all
+ * CPUs. The CPU that went down was emptied by pcpcache_cpu_dead(), and is
+ * given the configuration in force again when it comes back, by
+ * pcpcache_cpu_prepare() and, once it can run work, pcpcache_cpu_online().
+ */
+#include <linux/atomic.h>
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/mutex.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "lock.h"
+#include "pcpcache.h"
+
+/* How long a shrinker scan waits for the other CPUs of its node. */
+#define PCPCACHE_SHRINK_WAIT_MS	10
+
+/* How a magazine is reached from the CPU we run on. */
+enum pcpcache_reach {
+	PCPCACHE_REACH_OWN,	/* the CPU we run on, under its own lock */
+	PCPCACHE_REACH_SPIN,	/* any CPU, under its spinlock (lock=spin) */
+	PCPCACHE_REACH_IDLE,	/* a CPU that runs nothing (lock=local) */
+};
+
+/* What a magazine is asked to do: reconfigure, then maybe drain. */
+struct pcpcache_request {
+	const struct pcpcache_config *cfg;	/* reconfigure to this, or NULL */
+	bool drain;				/* then give back every page */
+};
+
+/* The requests a CPU carries out on its own magazine under lock=local. */
+struct pcpcache_cpu_requests {
+	struct work_struct work;	/* carries out @rq */
+	struct pcpcache_request rq;	/* under the configuration mutex */
+	struct work_struct shrink_work;	/* gives back @shrink_want pages */
+	atomic_long_t shrink_want;
+	atomic_t asked_round;		/* the last round that queued it */
+	atomic_t done_round;		/* the round it last answered */
+};
+
+static DEFINE_PER_CPU(struct pcpcache_cpu_requests, pcpcache_requests);
+static struct workqueue_struct *pcpcache_wq;
+
+static DEFINE_MUTEX(pcpcache_hotplug_mutex);	/* guards the two below */
+static struct cpumask pcpcache_cpus_up;		/* lock=local: may run */
+static struct pcpcache_config pcpcache_up_config; /* given to CPUs coming up */
+
+static struct cpumask pcpcache_queued;		/* under the config mutex */
+
+/* Shrinker rounds: see pcpcache_shrink_by_work(). */
+static atomic_t pcpcache_shrink_round = ATOMIC_INIT(0);
+static atomic_long_t pcpcache_shrunk_by_work = ATOMIC_LONG_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(pcpcache_shrink_answers);
+
+static struct pcpcache_cpu *pcpcache_reach_lock(int cpu,
+						enum pcpcache_reach how,
+						unsigned long *flags)
+	__acquires(&pcpcache_cpus)
+{
+	struct pcpcache_cpu *pc = per_cpu_ptr(&pcpcache_cpus, cpu);
+
+	switch (how) {
+	case PCPCACHE_REACH_OWN:
+		return pcpcache_lock_this_cpu(flags);
+	case PCPCACHE_REACH_SPIN:
+		spin_lock_irqsave(&pc->slock, *flags);
+		return pc;
+	default:
+		lockdep_assert_held(&pcpcache_hotplug_mutex);
+		/* for sparse: each way of locking counts once */
+		__acquire(pc);
+		return pc;
+	}
+}
+
+static void pcpcache_reach_unlock(struct pcpcache_cpu *pc,
+				  enum pcpcache_reach how, unsigned long flags)
+	__releases(&pcpcache_cpus)
+{
+	switch (how) {
+	case PCPCACHE_REACH_OWN:
+		pcpcache_unlock_this_cpu(pc, flags);
+		break;
+	case PCPCACHE_REACH_SPIN:
+		spin_unlock_irqrestore(&pc->slock, flags);
+		break;
+	default:
+		__release(pc);
+		break;
+	}
+}
+
+/* The node of the pages a magazine reached this way holds; called locked. */
+static int pcpcache_reach_node(int cpu, enum pcpcache_reach how)
+{
+	return how == PCPCACHE_REACH_OWN ? numa_mem_id() : cpu_to_mem(cpu);
+}
+
+/* Whether round @a is @b or later, across wrap-around. */
+static bool pcpcache_round_reached(int a, int b)
+{
+	return (int)((unsigned int)a - (unsigned int)b) >= 0;
+}
+
+/*
+ * Carry out @rq on a magazine (@cpu's, or the one of the CPU we run on),
+ * holding its lock for at most PCPCACHE_MAX_BATCH pages at a time: a
+ * lowered high is reached in steps.
+ */
+static void pcpcache_carry_out(int cpu, enum pcpcache_reach how,
+			       const struct pcpcache_request *rq)
+{
+	unsigned int nr, trimmed;
+	struct pcpcache_cpu *pc;
+	unsigned long flags;
+	bool first = true;
+	LIST_HEAD(out);
+
+	do {
+		pc = pcpcache_reach_lock(cpu, how, &flags);
+		nr = 0;
+		if (first && rq->cfg)
+			nr += mag_reconfigure(&pc->mag, rq->cfg, &out);
+		if (first && rq->drain)
+			nr += mag_drain(&pc->mag, &out);
+		trimmed = mag_trim_excess(&pc->mag, &out, PCPCACHE_MAX_BATCH);
+		pcpcache_reach_unlock(pc, how, flags);
+		pcpcache_give_back_drained(&out, nr + trimmed);
+		first = false;
+	} while (trimmed == PCPCACHE_MAX_BATCH);
+}
+
+/*
+ * Give back up to @nr pages of a magazine, coldest first, in steps of at
+ * most PCPCACHE_MAX_BATCH, if it holds pages of node @nid. Return: how
+ * many.
+ */
+static unsigned long pcpcache_shrink_mag(int cpu, enum pcpcache_reach how,
+					 int nid, unsigned long nr)
+{
+	unsigned long freed = 0;
+	struct pcpcache_cpu *pc;
+	unsigned long flags;
+	unsigned int step;
+	LIST_HEAD(out);
+
+	do {
+		pc = pcpcache_reach_lock(cpu, how, &flags);
+		step = 0;
+		/* a magazine holds only pages of its CPU's nearest memory */
+		if (pcpcache_reach_node(cpu, how) == nid)
+			step = mag_shrink(&pc->mag, min_t(unsigned long, nr - freed,
+							  PCPCACHE_MAX_BATCH), &out);
+		pcpcache_reach_unlock(pc, how, flags);
+		pcpcache_give_back(&out, step);
+		freed += step;
+	} while (step == PCPCACHE_MAX_BATCH && freed < nr);
+
+	pcpcache_count(PCPCACHE_SHRINK_PAGES, freed);
+	return freed;
+}
+
+/* The work of pcpcache_request_all(), on the CPU it was queued on. */
+static void pcpcache_request_work(struct work_struct *work)
+{
+	struct pcpcache_cpu_requests *r =
+		container_of(work, struct pcpcache_cpu_requests, work);
+
+	pcpcache_carry_out(0, PCPCACHE_REACH_OWN, &r->rq);
+}
+
+/**
+ * pcpcache_request_all - reconfigure every CPU's magazine, maybe drain it
+ * @cfg: the configuration to put in force, already checked
+ * @drain: also give back every cached page
+ *
+ * Called with the configuration mutex held, which serialises the users of
+ * each CPU's request and of pcpcache_queued. Returns once every CPU has
+ * done it, or will be given @cfg when it comes up.
+ */
+void pcpcache_request_all(const struct pcpcache_config *cfg, bool drain)
+{
+	const struct pcpcache_request rq = {
+		.cfg = &pcpcache_up_config,
+		.drain = drain,
+	};
+	int cpu;
+
+	cpumask_clear(&pcpcache_queued);
+	mutex_lock(&pcpcache_hotplug_mutex);
+	pcpcache_up_config = *cfg;
+	for_each_possible_cpu(cpu) {
+		struct pcpcache_cpu_requests *r = per_cpu_ptr(&pcpcache_requests, cpu);
+
+		if (pcpcache_spin_design()) {
+			pcpcache_carry_out(cpu, PCPCACHE_REACH_SPIN, &rq);
+		} else if (cpumask_test_cpu(cpu, &pcpcache_cpus_up)) {
+			r->rq = rq;
+			queue_work_on(cpu, pcpcache_wq, &r->work);
+			cpumask_set_cpu(cpu, &pcpcache_queued);
+		} else {
+			pcpcache_carry_out(cpu, PCPCACHE_REACH_IDLE, &rq);
+		}
+	}
+	mutex_unlock(&pcpcache_hotplug_mutex);
+
+	for_each_cpu(cpu, &pcpcache_queued)
+		flush_work(&per_cpu_ptr(&pcpcache_requests, cpu)->work);
+}
+
+/* How hotplug's callbacks reach the magazine of a CPU that runs nothing. */
+static enum pcpcache_reach pcpcache_hotplug_reach(void)
+{
+	return pcpcache_spin_design() ? PCPCACHE_REACH_SPIN : PCPCACHE_REACH_IDLE;
+}
+
+/**
+ * pcpcache_cpu_prepare - ready the magazine of a CPU about to start
+ * @cpu: the CPU, which runs nothing yet
+ *
+ * Return: 0.
+ */
+int pcpcache_cpu_prepare(unsigned int cpu)
+{
+	const struct pcpcache_request rq = { .cfg = &pcpcache_up_config };
+
+	mutex_lock(&pcpcache_hotplug_mutex);
+	pcpcache_carry_out(cpu, pcpcache_hotplug_reach(), &rq);
+	cpumask_set_cpu(cpu, &pcpcache_cpus_up);
+	mutex_unlock(&pcpcache_hotplug_mutex);
+	return 0;
+}
+
+/**
+ * pcpcache_cpu_online - catch up once a CPU can run work
+ * @cpu: the CPU, which we run on, pinned
+ *
+ * Under lock=local, work queued on a CPU before it could run work ran
+ * elsewhere: put the configuration in force now. Either way the bound on
+ * what each CPU may cache shrinks.
+ *
+ * Return: 0.
+ */
+int pcpcache_cpu_online(unsigned int cpu)
+{
+	const struct pcpcache_request rq = { .cfg = &pcpcache_up_config };
+
+	if (!pcpcache_spin_design()) {
+		mutex_lock(&pcpcache_hotplug_mutex);
+		pcpcache_carry_out(cpu, PCPCACHE_REACH_OWN, &rq);
+		mutex_unlock(&pcpcache_hotplug_mutex);
+	}
+	pcpcache_config_cpus_changed();
+	return 0;
+}
+
+/**
+ * pcpcache_cpu_dead - empty the magazine of a CPU that died
+ * @cpu: the CPU, which runs nothing any more
+ *
+ * Return: 0.
+ */
+int pcpcache_cpu_dead(unsigned int cpu)
+{
+	const struct pcpcache_request rq = { .drain = true };
+
+	mutex_lock(&pcpcache_hotplug_mutex);
+	cpumask_clear_cpu(cpu, &pcpcache_cpus_up);
+	pcpcache_carry_out(cpu, pcpcache_hotplug_reach(), &rq);
+	mutex_unlock(&pcpcache_hotplug_mutex);
+	return 0;
+}
+
+/* The pages in @cpu's magazine, read without its lock. */
+static unsigned int pcpcache_cpu_cached(int cpu)
+{
+	struct pcpcache_list lists[PCPCACHE_NR_LISTS];
+
+	pcpcache_cpu_lists(cpu, lists);
+	return lists[PCPCACHE_LIST_HOT].count + lists[PCPCACHE_LIST_COLD].count;
+}
+
+/* Whether @cpu is worth asking for pages of node @nid. */
+static bool pcpcache_has_pages_of(int cpu, int nid)
+{
+	return cpu_to_mem(cpu) == nid && pcpcache_cpu_cached(cpu);
+}
+
+/* lock=spin: an equal share from each CPU of @nid, then whatever is left. */
+static unsigned long pcpcache_shrink_directly(int nid, unsigned long nr)
+{
+	unsigned long freed = 0, share;
+	unsigned int cpus = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		cpus += pcpcache_has_pages_of(cpu, nid);
+	if (!cpus)
+		return 0;
+	share = DIV_ROUND_UP(nr, cpus);
+	for_each_possible_cpu(cpu) {
+		if (freed >= nr)
+			return freed;
+		if (pcpcache_has_pages_of(cpu, nid))
+			freed += pcpcache_shrink_mag(cpu, PCPCACHE_REACH_SPIN, nid,
+						     min(share, nr - freed));
+	}
+	for_each_possible_cpu(cpu) {
+		if (freed >= nr)
+			break;
+		if (pcpcache_has_pages_of(cpu, nid))
+			freed += pcpcache_shrink_mag(cpu, PCPCACHE_REACH_SPIN, nid,
+						     nr - freed);
+	}
+	return freed;
+}
+
+/* The answer of a CPU to pcpcache_shrink_by_work(), there. */
+static void pcpcache_shrink_work(struct work_struct *work)
+{
+	struct pcpcache_cpu_requests *r =
+		container_of(work, struct pcpcache_cpu_requests, shrink_work);
+	/* before taking the want: a reclaimer adding to it later queues again */
+	int round = atomic_read(&pcpcache_shrink_round);
+	unsigned long want = atomic_long_xchg(&r->shrink_want, 0);
+	unsigned long freed = 0;
+
+	if (want)
+		freed = pcpcache_shrink_mag(0, PCPCACHE_REACH_OWN,
+					    numa_mem_id(), want);
+	atomic_long_add(freed, &pcpcache_shrunk_by_work);
+	atomic_set_release(&r->done_round, round);
+	wake_up_all(&pcpcache_shrink_answers);
+}
+
+/* Whether every CPU this round queued work on has answered. */
+static bool pcpcache_shrink_answered(int round, bool count_late)
+{
+	bool answered = true;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct pcpcache_cpu_requests *r = per_cpu_ptr(&pcpcache_requests, cpu);
+
+		if (pcpcache_round_reached(atomic_read(&r->asked_round), round) &&
+		    !pcpcache_round_reached(atomic_read_acquire(&r->done_round), round)) {
+			answered = false;
+			if (!count_late)
+				break;
+			pcpcache_count(PCPCACHE_SHRINK_SKIPPED, 1);
+		}
+	}
+	return answered;
+}
+
+/*
+ * lock=local: what the CPU we run on has at once, then an equal share from
+ * each other CPU of @nid that has pages, asked by work, waited for at most
+ * PCPCACHE_SHRINK_WAIT_MS. A CPU whose work is still pending from an
+ * earlier request is asked too, but not waited for.
+ */
+static unsigned long pcpcache_shrink_by_work(int nid, unsigned long nr)
+{
+	unsigned long freed, share, before;
+	unsigned int cpus = 0;
+	int cpu, self, round;
+
+	self = raw_smp_processor_id();
+	freed = pcpcache_shrink_mag(self, PCPCACHE_REACH_OWN, nid, nr);
+	if (freed >= nr)
+		return freed;
+
+	for_each_online_cpu(cpu)
+		cpus += cpu != self && pcpcache_has_pages_of(cpu, nid);
+	if (!cpus)
+		return freed;
+	share = DIV_ROUND_UP(nr - freed, cpus);
+
+	round = atomic_inc_return(&pcpcache_shrink_round);
+	before = atomic_long_read(&pcpcache_shrunk_by_work);
+	for_each_online_cpu(cpu) {
+		struct pcpcache_cpu_requests *r = per_cpu_ptr(&pcpcache_requests, cpu);
+
+		if (cpu == self || !pcpcache_has_pages_of(cpu, nid))
+			continue;
+		atomic_long_add(share, &r->shrink_want);
+		if (queue_work_on(cpu, pcpcache_wq, &r->shrink_work))
+			atomic_set(&r->asked_round, round);
+		else
+			pcpcache_count(PCPCACHE_SHRINK_SKIPPED, 1);
+	}
+	if (!wait_event_timeout(pcpcache_shrink_answers,
+				pcpcache_shrink_answered(round, false),
+				msecs_to_jiffies(PCPCACHE_SHRINK_WAIT_MS)))
+		pcpcache_shrink_answered(round, true);
+
+	return freed + atomic_long_read(&pcpcache_shrunk_by_work) - before;
+}
+
+/**
+ * pcpcache_shrink - give cached pages of a node back because memory is short
+ * @nid: the node whose memory is wanted
+ * @nr: how many pages to give back at most
+ *
+ * Coldest pages first. See the top of the file for who waits for whom.
+ *
+ * Return: the number given back by the time it returns; more may follow
+ * from CPUs that answer late.
+ */
+unsigned long pcpcache_shrink(int nid, unsigned long nr)
+{
+	u64 start = ktime_get_ns();
+	unsigned long freed;
+
+	if (pcpcache_spin_design())
+		freed = pcpcache_shrink_directly(nid, nr);
+	else
+		freed = pcpcache_shrink_by_work(nid, nr);
+	pcpcache_note_shrink_time(ktime_get_ns() - start);
+	pcpcache_count(PCPCACHE_SHRINK, 1);
+	return freed;
+}
+
+/**
+ * pcpcache_cpu_lists - count, batch and high of one CPU's lists
+ * @cpu: the CPU
+ * @lists: where to copy them
+ *
+ * Read without the CPU's lock, as /proc/zoneinfo reads the kernel's pcp
+ * counts: each value is one the magazine had, the set of them may be from
+ * either side of a reconfiguration.
+ *
+ * Return: the CPU's mode.
+ */
+enum pcpcache_mode pcpcache_cpu_lists(int cpu, struct pcpcache_list *lists)
+{
+	struct pcpcache_mag *mag = &per_cpu_ptr(&pcpcache_cpus, cpu)->mag;
+	int i;
+
+	for (i = 0; i < PCPCACHE_NR_LISTS; i++) {
+		lists[i].count = READ_ONCE(mag->lists[i].count);
+		lists[i].batch = READ_ONCE(mag->lists[i].batch);
+		lists[i].high = READ_ONCE(mag->lists[i].high);
+	}
+	return READ_ONCE(mag->mode);
+}
+
+/**
+ * pcpcache_cached_pages - pages in the magazines of a node, or of all
+ * @nid: the node, or NUMA_NO_NODE for all
+ *
+ * Return: the sum over every possible CPU, read as pcpcache_cpu_lists().
+ */
+unsigned long pcpcache_cached_pages(int nid)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (nid == NUMA_NO_NODE || cpu_to_mem(cpu) == nid)
+			sum += pcpcache_cpu_cached(cpu);
+	return sum;
+}
+
+/**
+ * pcpcache_request_init - set up the magazines and the means to reach them
+ * @cfg: the configuration to start with, already checked
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int pcpcache_request_init(const struct pcpcache_config *cfg)
+{
+	int cpu;
+
+	/* a rescuer, for the shrinker's work under memory pressure */
+	pcpcache_wq = alloc_workqueue("pcpcache", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
+	if (!pcpcache_wq)
+		return -ENOMEM;
+
+	pcpcache_up_config = *cfg;
+	for_each_possible_cpu(cpu) {
+		struct pcpcache_cpu *pc = per_cpu_ptr(&pcpcache_cpus, cpu);
+		struct pcpcache_cpu_requests *r = per_cpu_ptr(&pcpcache_requests, cpu);
+
+		spin_lock_init(&pc->slock);
+		mag_init(&pc->mag, cfg);
+		INIT_WORK(&r->work, pcpcache_request_work);
+		INIT_WORK(&r->shrink_work, pcpcache_shrink_work);
+		atomic_long_set(&r->shrink_want, 0);
+		atomic_set(&r->asked_round, 0);
+		atomic_set(&r->done_round, 0);
+	}
+	return 0;
+}
+
+/**
+ * pcpcache_request_exit - free what pcpcache_request_init() set up
+ *
+ * Every magazine is empty by now, and nothing is queued any more.
+ */
+void pcpcache_request_exit(void)
+{
+	destroy_workqueue(pcpcache_wq);
+}

@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pcpcache never makes the machine worse than the kernel's own per-CPU
+ * lists would:
+ *
+ * - it never caches or hands out a page the buddy allocator would refuse:
+ *   poisoned, from the emergency reserves, compound, shared, or CMA (the
+ *   test module pcpcache_safety_test.ko, built from module/tests/ and
+ *   installed next to this program, hands it each; the counters must say
+ *   it refused the page and the books must balance);
+ * - a caller whose memory policy excludes this CPU's node gets what
+ *   alloc_page() would give it, not a page of this node;
+ * - the bound on what each CPU may cache follows the online CPUs;
+ * - long requests stop on a signal: a huge PCPCACHE_IOC_CYCLE, and a
+ *   benchmark run (^C); the user interface's limits have a ceiling.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/mempolicy.h>
+
+#include "pcpcache_harness.h"
+#include "pcpcache_stress.h"
+
+#define SAFETY_TEST	"pcpcache_safety_test"
+
+FIXTURE(safety) {
+	char ko[PATH_MAX];
+	struct pcp_stats st;
+	char why[256];
+};
+
+FIXTURE_SETUP(safety)
+{
+	const char *why = pcp_skip_reason();
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (why)
+		SKIP(return, "%s", why);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ASSERT_LT(0, n);
+	exe[n] = '\0';
+	snprintf(self->ko, sizeof(self->ko), "%s/" SAFETY_TEST ".ko",
+		 dirname(exe));
+	ASSERT_EQ(0, pcp_reload(NULL));
+}
+
+FIXTURE_TEARDOWN(safety)
+{
+	pcp_run("rmmod " SAFETY_TEST " 2>/dev/null");
+	if (pcp_exists(PCP_SYSFS))
+		pcp_run("rmmod pcpcache");
+}
+
+/*
+ * Run one case of the test module; its insmod status (0: passed, 95
+ * EOPNOTSUPP: cannot run here). The module fails its load on purpose when
+ * the case fails, and says why in the kernel log.
+ */
+static int run_case(const char *ko, const char *test, const char *extra)
+{
+	int status;
+
+	if (!pcp_exists(ko))
+		return -1;
+	status = pcp_run("insmod %s test=%s %s 2>/tmp/safety.err", ko, test,
+			 extra ? extra : "");
+	if (status == 0)
+		pcp_run("rmmod " SAFETY_TEST);
+	return status;
+}
+
+/*
+ * The case must pass, the counter say it refused one page, and the books
+ * balance. A poisoned page came from pcpcache and is never handed out
+ * again (the module checks); the others came from alloc_page(), so they
+ * count as freed and never allocated (held -1), and must not be cached:
+ * the magazines were empty before.
+ */
+#define EXPECT_REFUSED(test, extra, counter, foreign)			\
+	do {								\
+		int _st = run_case(self->ko, test, extra);		\
+		if (_st && pcp_run("grep -q 'Operation not supported' /tmp/safety.err") == 0) \
+			SKIP(return, "%s cannot run here; see dmesg", test); \
+		ASSERT_EQ(0, _st) {					\
+			pcp_run("dmesg | grep -E 'pcpcache|Memory failure' | tail -n 5"); \
+		}							\
+		ASSERT_BOOKS_BALANCE();					\
+		EXPECT_EQ(1, pcp_stat(&self->st, counter));		\
+		EXPECT_EQ(foreign ? -1 : 0, pcp_stat(&self->st, "held")); \
+		if (foreign)						\
+			EXPECT_EQ(0, pcp_stat(&self->st, "cached"));	\
+	} while (0)
+
+TEST_F(safety, page_poisoned_while_cached_is_not_handed_out)
+{
+	EXPECT_REFUSED("hwpoison_cached", NULL, "refused_hwpoison", false);
+}
+
+TEST_F(safety, page_poisoned_in_use_is_not_cached)
+{
+	EXPECT_REFUSED("hwpoison_freed", NULL, "refused_hwpoison", false);
+}
+
+TEST_F(safety, page_from_the_reserves_is_not_cached)
+{
+	EXPECT_REFUSED("pfmemalloc", NULL, "refused_pfmemalloc", true);
+}
+
+TEST_F(safety, compound_page_is_not_cached)
+{
+	EXPECT_REFUSED("compound", NULL, "refused_compound", true);
+}
+
+TEST_F(safety, page_held_elsewhere_is_not_cached)
+{
+	EXPECT_REFUSED("shared", NULL, "refused_other", true);
+}
+
+/* The CMA area the kernel reserved at boot ("cma: Reserved N MiB at ..."). */
+static bool cma_area(unsigned long *base_pfn, unsigned long *pages)
+{
+	unsigned long long addr;
+	unsigned long mib;
+	char line[256];
+	bool found = false;
+	FILE *f = popen("dmesg | grep -o 'cma: Reserved [0-9]* MiB at 0x[0-9a-f]*' | head -n 1", "r");
+
+	if (!f)
+		return false;
+	if (fgets(line, sizeof(line), f) &&
+	    sscanf(line, "cma: Reserved %lu MiB at 0x%llx", &mib, &addr) == 2) {
+		*base_pfn = addr / 4096;
+		*pages = mib * 256;
+		found = true;
+	}
+	pclose(f);
+	return found;
+}
+
+TEST_F(safety, cma_page_is_not_cached)
+{
+	unsigned long base, pages;
+	char extra[96];
+
+	if (!cma_area(&base, &pages))
+		SKIP(return, "no CMA area (needs CONFIG_CMA and cma= at boot: the debug lane has them)");
+	snprintf(extra, sizeof(extra), "cma_base=%lu cma_pages=%lu", base, pages);
+	EXPECT_REFUSED("cma", extra, "refused_block", true);
+}
+
+/* The first CPU of NUMA node @node, or -1. */
+static int node_cpu(int node)
+{
+	char path[96], buf[64];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist",
+		 node);
+	if (pcp_read_file(path, buf, sizeof(buf)) <= 0 || buf[0] == '\n')
+		return -1;
+	return atoi(buf);
+}
+
+static long set_policy(int mode, unsigned long nodes)
+{
+	return syscall(SYS_set_mempolicy, mode, nodes ? &nodes : NULL,
+		       nodes ? 8 * sizeof(nodes) : 0);
+}
+
+/*
+ * On a CPU of node 0, 200 pages for a task whose policy points elsewhere:
+ * every one must come from node 1 (the remote count of the ioctl), as
+ * alloc_page() would give, none from node 0's magazine.
+ */
+TEST_F(safety, memory_policy_is_honoured)
+{
+	static const struct {
+		const char *name;
+		int mode;
+		unsigned long nodes;
+		bool all_remote;
+	} policies[] = {
+		{ "bind to node 1", MPOL_BIND, 2, true },
+		{ "prefer node 1", MPOL_PREFERRED, 2, true },
+		{ "interleave", MPOL_INTERLEAVE, 3, false },
+	};
+	struct pcpcache_pages req;
+	int a = node_cpu(0), b = node_cpu(1), fd;
+	long policy_before;
+	unsigned int i;
+
+	if (a < 0 || b < 0)
+		SKIP(return, "needs CPUs on two NUMA nodes (tools/vm/run --numa 2)");
+	fd = pcp_open_user();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pcp_pin(a));
+	/* node 0's magazine full of local pages first */
+	ASSERT_EQ(0, pcp_alloc(fd, 300, 0, &req));
+	ASSERT_EQ(0, pcp_free(fd, 300, 0, NULL));
+
+	for (i = 0; i < sizeof(policies) / sizeof(policies[0]); i++) {
+		ASSERT_EQ(0, pcp_read_stats(&self->st));
+		policy_before = pcp_stat(&self->st, "alloc_policy");
+		ASSERT_EQ(0, set_policy(policies[i].mode, policies[i].nodes)) {
+			TH_LOG("set_mempolicy(%s): %s", policies[i].name,
+			       strerror(errno));
+		}
+		ASSERT_EQ(0, pcp_alloc(fd, 200, 0, &req));
+		ASSERT_EQ(0, set_policy(MPOL_DEFAULT, 0));
+		if (policies[i].all_remote) {
+			EXPECT_EQ(200U, req.remote) {
+				TH_LOG("%s: %u of 200 pages from node 1",
+				       policies[i].name, req.remote);
+			}
+		} else {
+			EXPECT_LT(0U, req.remote);
+		}
+		ASSERT_EQ(0, pcp_free(fd, 200, 0, NULL));
+		ASSERT_EQ(0, pcp_read_stats(&self->st));
+		EXPECT_EQ(200, pcp_stat(&self->st, "alloc_policy") - policy_before);
+	}
+
+	/* the default policy: hits on the local magazine again */
+	ASSERT_EQ(0, pcp_alloc(fd, 100, 0, &req));
+	EXPECT_EQ(0U, req.remote);
+	ASSERT_EQ(0, pcp_free(fd, 100, 0, NULL));
+	close(fd);
+	ASSERT_BOOKS_BALANCE();
+}
+
+static long meminfo_kb(const char *key)
+{
+	char line[128], name[64];
+	long val = -1, v;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63[^:]: %ld", name, &v) == 2 &&
+		    !strcmp(name, key))
+			val = v;
+	fclose(f);
+	return val;
+}
+
+/*
+ * A quarter of RAM over the online CPUs: with one CPU offline a larger
+ * high fits, and when it comes back the configuration is cut to fit.
+ */
+TEST_F(safety, bound_follows_online_cpus)
+{
+	int n = pcp_nr_cpus(), cpu = n - 1, i;
+	long ram = meminfo_kb("MemTotal") / 4, high, cold_high;
+	char cfg[96];
+
+	if (cpu < 1 || pcp_cpu_set_online(cpu, true) == -ENOENT)
+		SKIP(return, "needs a second CPU that can go offline");
+	ASSERT_EQ(0, pcp_pin(0));
+	ASSERT_EQ(0, pcp_read_long("cold_high", &cold_high));
+	high = ram / 4 / (n - 1) - cold_high;
+	snprintf(cfg, sizeof(cfg), "high=%ld", high);
+	/* too much for n CPUs ... */
+	EXPECT_NE(0, pcp_write("config", cfg));
+	/* ... fine for n - 1 */
+	ASSERT_EQ(0, pcp_cpu_set_online(cpu, false));
+	EXPECT_EQ(0, pcp_write("config", cfg));
+	pcp_run("dmesg -c > /dev/null");
+	ASSERT_EQ(0, pcp_cpu_set_online(cpu, true));
+
+	/* cut to fit, by work queued when the CPU came online */
+	for (i = 0; i < 300; i++) {
+		ASSERT_EQ(0, pcp_read_long("high", &high));
+		ASSERT_EQ(0, pcp_read_long("cold_high", &cold_high));
+		if (high + cold_high <= ram / 4 / n)
+			break;
+		usleep(100000);
+	}
+	EXPECT_GE(ram / 4 / n, high + cold_high) {
+		TH_LOG("high %ld + cold_high %ld > %ld with %d CPUs", high,
+		       cold_high, ram / 4 / n, n);
+	}
+	EXPECT_EQ(0, pcp_run("dmesg | grep -q 'pcpcache: %d CPUs online: high'", n));
+	ASSERT_BOOKS_BALANCE();
+}
+
+/* The limits of the user interface have a ceiling: 16 GiB of pages. */
+TEST_F(safety, user_limits_are_bounded)
+{
+	static const char * const params[] = { "user_max_pages", "user_max_total" };
+	char path[96], val[32];
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), PCP_SYSFS "/parameters/%s", params[i]);
+		EXPECT_NE(0, pcp_write_file(path, "4194305"));
+		EXPECT_NE(0, pcp_write_file(path, "-1"));
+		EXPECT_EQ(0, pcp_write_file(path, "4194304"));
+		ASSERT_LT(0, pcp_read_file(path, val, sizeof(val)));
+		EXPECT_EQ(4194304, atol(val));
+	}
+}
+
+static void note_signal(int sig)
+{
+}
+
+/* Catch @sig in this process, so that a system call returns EINTR. */
+static void catch_signal(int sig)
+{
+	struct sigaction sa = { .sa_handler = note_signal };
+
+	sigaction(sig, &sa, NULL);
+}
+
+/*
+ * A child blocked in a request that would run for minutes; a signal a
+ * second later must end it with what was done, or EINTR. The child's exit
+ * status says which: 0 partial, 1 EINTR, 2 it ran to the end, 3 error.
+ */
+static int interrupted_child(void (*request)(void), int sig)
+{
+	int status;
+	pid_t child = fork();
+
+	if (child < 0)
+		return -1;
+	if (!child) {
+		catch_signal(sig);
+		request();
+		_exit(3);
+	}
+	sleep(1);
+	kill(child, sig);
+	if (waitpid(child, &status, 0) != child || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static void huge_cycle(void)
+{
+	struct pcpcache_cycle req = { .cycles = 1U << 24, .batch = 64 };
+	int fd = pcp_open_user();
+
+	if (fd < 0)
+		_exit(3);
+	if (ioctl(fd, PCPCACHE_IOC_CYCLE, &req))
+		_exit(errno == EINTR ? 1 : 3);
+	_exit(req.allocs && req.allocs < 64ULL << 24 ? 0 : 2);
+}
+
+TEST_F(safety, signal_stops_a_huge_cycle)
+{
+	int rc = interrupted_child(huge_cycle, SIGUSR1);
+
+	EXPECT_EQ(0, rc) {
+		TH_LOG("the cycle %s", rc == 2 ? "ran to its end" :
+		       rc == 1 ? "did nothing" : "failed");
+	}
+	ASSERT_BOOKS_BALANCE();
+	EXPECT_EQ(0, pcp_stat(&self->st, "held"));
+}
+
+static void long_bench(void)
+{
+	const char *cmd = "switch 65536 1 0";
+	int fd = open(PCP_DIR "/bench", O_WRONLY);
+
+	if (fd < 0)
+		_exit(3);
+	if (write(fd, cmd, strlen(cmd)) < 0)
+		_exit(errno == EINTR ? 1 : 3);
+	_exit(2);
+}
+
+/* ^C on a benchmark: the write ends with EINTR and the threads stop. */
+TEST_F(safety, sigint_stops_a_benchmark)
+{
+	char mode[64];
+	int rc;
+
+	if (pcp_nr_cpus() < 2)
+		SKIP(return, "the switch benchmark needs two CPUs");
+	rc = interrupted_child(long_bench, SIGINT);
+	EXPECT_EQ(1, rc) {
+		TH_LOG("the benchmark %s", rc == 2 ? "ran to its end" : "failed");
+	}
+	/* a new run gets the file: the old one is over */
+	EXPECT_EQ(0, pcp_write("bench", "pair 10 1 0"));
+	ASSERT_LT(0, pcp_read_file(PCP_DIR "/mode", mode, sizeof(mode)));
+	EXPECT_NE(NULL, strstr(mode, "[single]"));
+	ASSERT_BOOKS_BALANCE();
+}
+
+TEST_HARNESS_MAIN
