@@ -79,7 +79,8 @@ selftests: ksft module
 	install -D -m 644 include/uapi/linux/pcpcache.h $(BUILD)/linux/usr/include/linux/pcpcache.h
 	cp -r selftests/pcpcache $(KSFT_DIR)/pcpcache
 	$(MAKE) -s -C $(KSFT_DIR) TARGETS=pcpcache KSFT_INSTALL_PATH=$(BUILD)/kselftest install
-	cp module/tests/pcpcache_api_test.ko $(BUILD)/kselftest/pcpcache/
+	cp module/tests/pcpcache_api_test.ko module/tests/pcpcache_safety_test.ko \
+		$(BUILD)/kselftest/pcpcache/
 
 unit: ksft
 	mkdir -p $(BUILD)/unit
