@@ -51,6 +51,16 @@
 #define BENCH_COLD_ALLOC	1
 #define BENCH_COLD_FREE		2
 #define BENCH_LIMIT		4
+/* FLAGS + 16 * order: blocks of that order instead of pages */
+#define BENCH_ORDER_SHIFT	4
+#define BENCH_ORDER_MASK	(3 << BENCH_ORDER_SHIFT)
+#define BENCH_FLAGS		(BENCH_COLD_ALLOC | BENCH_COLD_FREE | BENCH_LIMIT | \
+				 BENCH_ORDER_MASK)
+
+static unsigned int bench_order(unsigned int flags)
+{
+	return (flags & BENCH_ORDER_MASK) >> BENCH_ORDER_SHIFT;
+}
 
 enum bench_test {
 	BENCH_SEQ, BENCH_PAIR, BENCH_CONCURRENT, BENCH_HOTNESS, BENCH_COUNTER,
@@ -106,14 +116,15 @@ static struct page *bench_alloc(struct bench_result *r, unsigned int flags)
 	struct page *page = NULL;
 
 	if (!(flags & BENCH_LIMIT))
-		return pcpcache_alloc_page(BENCH_GFP, flags & BENCH_COLD_ALLOC);
+		return pcpcache_alloc_pages(BENCH_GFP, bench_order(flags),
+					    flags & BENCH_COLD_ALLOC);
 	local_irq_save(irqflags);
 	if (!list_empty(&r->limit)) {
 		page = list_first_entry(&r->limit, struct page, lru);
 		list_del(&page->lru);
 	}
 	local_irq_restore(irqflags);
-	return page ? page : alloc_page(BENCH_GFP);
+	return page ? page : alloc_pages(BENCH_GFP, bench_order(flags));
 }
 
 static void bench_free(struct bench_result *r, struct page *page,
@@ -122,7 +133,8 @@ static void bench_free(struct bench_result *r, struct page *page,
 	unsigned long irqflags;
 
 	if (!(flags & BENCH_LIMIT)) {
-		pcpcache_free_page(page, flags & BENCH_COLD_FREE);
+		pcpcache_free_pages(page, bench_order(flags),
+				    flags & BENCH_COLD_FREE);
 		return;
 	}
 	local_irq_save(irqflags);
@@ -130,23 +142,29 @@ static void bench_free(struct bench_result *r, struct page *page,
 	local_irq_restore(irqflags);
 }
 
-/* Give the limit list nr pages before timing, and take them back after. */
-static void bench_limit_fill(struct bench_result *r, unsigned int nr)
+/* Give the limit list nr blocks before timing, and take them back after. */
+static void bench_limit_fill(struct bench_result *r, unsigned int nr,
+			     unsigned int order)
 {
 	struct page *page;
 
 	INIT_LIST_HEAD(&r->limit);
 	while (nr--) {
-		page = alloc_page(BENCH_GFP);
+		page = alloc_pages(BENCH_GFP, order);
 		if (!page)
 			break;
 		list_add(&page->lru, &r->limit);
 	}
 }
 
-static void bench_limit_empty(struct bench_result *r)
+static void bench_limit_empty(struct bench_result *r, unsigned int order)
 {
-	put_pages_list(&r->limit);
+	struct page *page, *next;
+
+	list_for_each_entry_safe(page, next, &r->limit, lru) {
+		list_del(&page->lru);
+		__free_pages(page, order);
+	}
 }
 
 /* nr allocations then nr frees; the cycles of each phase. */
@@ -206,7 +224,8 @@ static void bench_hotness(struct bench_run *run, struct bench_result *r)
 		for (got = 0, j = 0; j < run->k; j++) {
 			pages[got] = bench_alloc(r, run->flags);
 			if (pages[got])
-				memset(page_address(pages[got++]), i, PAGE_SIZE);
+				memset(page_address(pages[got++]), i,
+				       PAGE_SIZE << bench_order(run->flags));
 		}
 		for (j = 0; j < got; j++)
 			bench_free(r, pages[j], run->flags);
@@ -300,7 +319,8 @@ static int bench_thread(void *data)
 	bool limit = run->flags & BENCH_LIMIT;
 
 	if (limit)
-		bench_limit_fill(r, run->test == BENCH_HOTNESS ? run->k : run->nr);
+		bench_limit_fill(r, run->test == BENCH_HOTNESS ? run->k : run->nr,
+				 bench_order(run->flags));
 	if (atomic_dec_and_test(&run->waiting))
 		complete_all(&run->started);
 	wait_for_completion(&run->started);
@@ -347,7 +367,7 @@ static int bench_thread(void *data)
 	}
 
 	if (limit)
-		bench_limit_empty(r);
+		bench_limit_empty(r, bench_order(run->flags));
 	if (atomic_dec_and_test(&run->running))
 		complete(&run->done);
 	/* wait to be stopped, so that kthread_stop() never races our exit */
@@ -356,7 +376,7 @@ static int bench_thread(void *data)
 	return 0;
 }
 
-/* The most pages a run holds at once, all its threads together. */
+/* The most base pages a run holds at once, all its threads together. */
 static unsigned long bench_pages_held(const struct bench_run *run)
 {
 	unsigned long per_thread;
@@ -375,7 +395,8 @@ static unsigned long bench_pages_held(const struct bench_run *run)
 	/* the limit's list is filled up front */
 	if (run->flags & BENCH_LIMIT)
 		per_thread = run->test == BENCH_HOTNESS ? run->k : run->nr;
-	return per_thread * (bench_all_cpus(run->test) ? num_online_cpus() : 1);
+	return (per_thread << bench_order(run->flags)) *
+	       (bench_all_cpus(run->test) ? num_online_cpus() : 1);
 }
 
 static void bench_free_run(struct bench_run *run)
@@ -460,7 +481,7 @@ static ssize_t bench_write(struct file *file, const char __user *ubuf,
 	test = match_string(bench_names, BENCH_NR_TESTS, name);
 	if (test < 0 || !nr || nr > BENCH_MAX_NR || !k || k > BENCH_MAX_NR ||
 	    (test != BENCH_SHRINK && k > nr) ||
-	    flags > (BENCH_COLD_ALLOC | BENCH_COLD_FREE | BENCH_LIMIT))
+	    flags & ~BENCH_FLAGS)
 		return -EINVAL;
 
 	run = kzalloc(sizeof(*run), GFP_KERNEL);

@@ -59,28 +59,40 @@ static bool pcpcache_passing_through(void)
 	       PCPCACHE_MODE_PASSTHROUGH;
 }
 
-/* Give pages back to the buddy allocator in one batch. */
-void pcpcache_give_back(struct list_head *pages, unsigned int nr)
+/*
+ * Give the blocks of @cut back to the buddy allocator: order 0 in one
+ * batch, larger orders block by block. Cached blocks have no reference:
+ * the frees drop the one they get back here.
+ */
+void pcpcache_give_back(struct pcpcache_cut *cut)
 {
-	struct page *page;
+	struct page *page, *next;
+	unsigned int order;
 
-	if (!nr)
+	if (!cut->count)
 		return;
-	/* cached pages have no reference: put_pages_list() drops one */
-	list_for_each_entry(page, pages, lru)
+	list_for_each_entry(page, &cut->pages[0], lru)
 		page_ref_unfreeze(page, 1);
-	put_pages_list(pages);
-	pcpcache_count(PCPCACHE_BUDDY_FREE, nr);
+	put_pages_list(&cut->pages[0]);
+	for (order = 1; order < PCPCACHE_NR_ORDERS; order++) {
+		list_for_each_entry_safe(page, next, &cut->pages[order], lru) {
+			list_del(&page->lru);
+			page_ref_unfreeze(page, 1);
+			__free_pages(page, order);
+		}
+	}
+	pcpcache_count(PCPCACHE_BUDDY_FREE, cut->count);
+	cut->count = 0;
 }
 
 /* ... counted as a drain: over high, reconfigured, drained, CPU dead */
-void pcpcache_give_back_drained(struct list_head *pages, unsigned int nr)
+void pcpcache_give_back_drained(struct pcpcache_cut *cut)
 {
-	if (!nr)
+	if (!cut->count)
 		return;
-	pcpcache_give_back(pages, nr);
 	pcpcache_count(PCPCACHE_DRAIN, 1);
-	pcpcache_count(PCPCACHE_DRAIN_PAGES, nr);
+	pcpcache_count(PCPCACHE_DRAIN_PAGES, cut->count);
+	pcpcache_give_back(cut);
 }
 
 /*
@@ -92,16 +104,18 @@ static bool pcpcache_local_node(struct page *page)
 	return page_to_nid(page) == numa_mem_id();
 }
 
-/* Move the pages of other nodes from @pages to @remote; how many. */
+/* Move the blocks of other nodes from @pages to @remote; how many. */
 static unsigned int pcpcache_sort_out_remote(struct list_head *pages,
-					     struct list_head *remote)
+					     unsigned int order,
+					     struct pcpcache_cut *remote)
 {
 	struct page *page, *next;
 	unsigned int nr = 0;
 
 	list_for_each_entry_safe(page, next, pages, lru) {
 		if (!pcpcache_local_node(page)) {
-			list_move(&page->lru, remote);
+			list_move(&page->lru, &remote->pages[order]);
+			remote->count += 1U << order;
 			nr++;
 		}
 	}
@@ -111,35 +125,36 @@ static unsigned int pcpcache_sort_out_remote(struct list_head *pages,
 /*
  * Cache the rest of a refill on the CPU we run on now, which is not
  * necessarily the one that missed, nor on the node the pages came from.
- * Every page of @pages has no reference left.
+ * Every block of @pages has no reference left.
  */
-static void pcpcache_stash(struct list_head *pages, unsigned int nr,
-			   bool cold)
+static void pcpcache_stash(struct list_head *pages, unsigned int order,
+			   unsigned int nr, bool cold)
 {
-	unsigned int nr_out, nr_remote = 0;
+	struct pcpcache_cut out, remote;
 	struct pcpcache_list *list;
 	struct pcpcache_cpu *pc;
 	unsigned long flags;
-	LIST_HEAD(remote);
-	LIST_HEAD(out);
+	unsigned int nr_remote;
 
+	mag_cut_init(&out);
+	mag_cut_init(&remote);
 	pc = pcpcache_lock_this_cpu(&flags);
 	list = mag_list(&pc->mag, cold);
 	if (list) {
-		nr_remote = pcpcache_sort_out_remote(pages, &remote);
+		nr_remote = pcpcache_sort_out_remote(pages, order, &remote);
 		/* the batch may be from before a reconfiguration: cut to high */
-		mag_add_refill(list, pages, nr - nr_remote);
-		nr_out = mag_trim_to_high(list, &out, PCPCACHE_MAX_BATCH);
+		mag_add_refill(list, order, pages, nr - nr_remote);
+		mag_trim_to_high(list, &out, PCPCACHE_MAX_BATCH);
 	} else {
 		/* switched to passthrough while we refilled */
-		list_splice_init(pages, &out);
-		nr_out = nr;
+		list_splice_init(pages, &out.pages[order]);
+		out.count = nr << order;
 	}
 	pcpcache_unlock_this_cpu(pc, flags);
 
-	pcpcache_give_back_drained(&out, nr_out);
-	pcpcache_give_back(&remote, nr_remote);
-	pcpcache_count(PCPCACHE_REMOTE_NODE, nr_remote);
+	pcpcache_give_back_drained(&out);
+	pcpcache_count(PCPCACHE_REMOTE_NODE, remote.count);
+	pcpcache_give_back(&remote);
 }
 
 /*
@@ -163,17 +178,18 @@ static unsigned int pcpcache_inject_fault(gfp_t gfp, unsigned int batch)
 	return get_random_u32_below(2) ? 0 : get_random_u32_below(batch);
 }
 
-/* page->private of a cached page that is still as the buddy allocator left it */
+/* page->private of a cached block that is still as the buddy allocator left it */
 #define PCPCACHE_PAGE_CLEAN	1UL
 
 /*
- * Ready the pages of a refill for the cache: note whether the buddy
- * allocator cleared them, and drop their reference. A page someone took a
+ * Ready the blocks of a refill for the cache: note whether the buddy
+ * allocator cleared them, and drop their reference. A block someone took a
  * speculative reference to in the meantime is given back instead: the
  * last reference frees it. Return: how many are left on @pages.
  */
 static unsigned int pcpcache_prep_refill(struct list_head *pages,
-					 unsigned int nr, gfp_t refill_gfp)
+					 unsigned int order, unsigned int nr,
+					 gfp_t refill_gfp)
 {
 	unsigned long clean = want_init_on_alloc(refill_gfp) || want_init_on_free() ?
 			      PCPCACHE_PAGE_CLEAN : 0;
@@ -182,8 +198,8 @@ static unsigned int pcpcache_prep_refill(struct list_head *pages,
 	list_for_each_entry_safe(page, next, pages, lru) {
 		if (unlikely(!page_ref_freeze(page, 1))) {
 			list_del(&page->lru);
-			put_page(page);
-			pcpcache_count(PCPCACHE_BUDDY_FREE, 1);
+			__free_pages(page, order);
+			pcpcache_count(PCPCACHE_BUDDY_FREE, 1U << order);
 			nr--;
 			continue;
 		}
@@ -193,74 +209,109 @@ static unsigned int pcpcache_prep_refill(struct list_head *pages,
 }
 
 /*
- * Take @batch pages from the buddy allocator in one go, with interrupts on,
+ * Take @nr blocks of @order from the buddy allocator onto @pages, with
+ * interrupts on; how many came. The first may make the buddy allocator
+ * work for it as the caller's mask allows; the others are taken only if
+ * they are there, as alloc_pages_bulk() does, which serves order 0.
+ */
+static unsigned int pcpcache_take_blocks(gfp_t gfp, unsigned int order,
+					 unsigned int nr, struct list_head *pages)
+{
+	struct page *page;
+	unsigned int got;
+
+	if (!order)
+		return pcpcache_bulk_alloc(gfp, nr, pages);
+	for (got = 0; got < nr; got++) {
+		page = alloc_pages(gfp, order);
+		if (!page)
+			break;
+		list_add_tail(&page->lru, pages);
+		gfp = (gfp | __GFP_NOWARN) & ~__GFP_DIRECT_RECLAIM;
+	}
+	return got;
+}
+
+/* Clear the 2^@order pages of a block. */
+static void pcpcache_clear_block(struct page *page, unsigned int order)
+{
+	unsigned int i;
+
+	for (i = 0; i < 1U << order; i++)
+		clear_highpage(page + i);
+	pcpcache_count(PCPCACHE_ALLOC_ZEROED, 1U << order);
+}
+
+/*
+ * Take @batch blocks from the buddy allocator in one go, with interrupts on,
  * keep one for the caller and cache the others. The refill never dips into
  * the emergency reserves (__GFP_NOMEMALLOC): a page from them must go back
  * to the buddy allocator when freed, and a list node overwrites the mark
  * that says so.
  */
-static struct page *pcpcache_refill(gfp_t gfp, bool cold, unsigned int batch)
+static struct page *pcpcache_refill(gfp_t gfp, unsigned int order, bool cold,
+				    unsigned int batch)
 {
 	gfp_t refill_gfp = (gfp & ~__GFP_ZERO) | __GFP_NOMEMALLOC;
 	struct page *page;
 	unsigned int nr;
 	LIST_HEAD(pages);
 
-	nr = batch ? pcpcache_bulk_alloc(refill_gfp, batch, &pages) : 0;
+	nr = batch ? pcpcache_take_blocks(refill_gfp, order, batch, &pages) : 0;
 	if (!nr)
 		return NULL;
 	pcpcache_count(PCPCACHE_REFILL, 1);
-	pcpcache_count(PCPCACHE_REFILL_PAGES, nr);
-	pcpcache_count(PCPCACHE_BUDDY_ALLOC, nr);
+	pcpcache_count(PCPCACHE_REFILL_PAGES, nr << order);
+	pcpcache_count(PCPCACHE_BUDDY_ALLOC, nr << order);
+	pcpcache_count(PCPCACHE_ORDER_REFILL + order, 1);
 
 	page = list_first_entry(&pages, struct page, lru);
 	list_del(&page->lru);
-	nr = pcpcache_prep_refill(&pages, nr - 1, refill_gfp);
+	nr = pcpcache_prep_refill(&pages, order, nr - 1, refill_gfp);
 	if (nr)
-		pcpcache_stash(&pages, nr, cold);
+		pcpcache_stash(&pages, order, nr, cold);
 
 	/* fresh from the buddy allocator: cleared there under init_on_alloc */
-	if ((gfp & __GFP_ZERO) && !want_init_on_alloc(refill_gfp)) {
-		clear_highpage(page);
-		pcpcache_count(PCPCACHE_ALLOC_ZEROED, 1);
-	}
+	if ((gfp & __GFP_ZERO) && !want_init_on_alloc(refill_gfp))
+		pcpcache_clear_block(page, order);
 	return page;
 }
 
-static struct page *pcpcache_alloc_buddy(gfp_t gfp)
+static struct page *pcpcache_alloc_buddy(gfp_t gfp, unsigned int order)
 {
-	struct page *page = alloc_page(gfp);
+	struct page *page = alloc_pages(gfp, order);
 
 	if (page)
-		pcpcache_count(PCPCACHE_BUDDY_ALLOC, 1);
+		pcpcache_count(PCPCACHE_BUDDY_ALLOC, 1U << order);
 	return page;
 }
 
 /*
- * A cached page may still hold its last user's data: clear it whenever the
- * buddy allocator would have handed out a cleared page. A page that came
+ * A cached block may still hold its last user's data: clear it whenever the
+ * buddy allocator would have handed out a cleared one. A block that came
  * with a refill and was never handed out is still as the buddy allocator
  * left it, cleared under init_on_alloc or init_on_free: its page->private,
  * ours while it is cached, says so, and spares clearing it twice.
  */
-static noinline void pcpcache_clear_cached(struct page *page)
+static noinline void pcpcache_clear_cached(struct page *page,
+					   unsigned int order)
 {
-	clear_highpage(page);
-	pcpcache_count(PCPCACHE_ALLOC_ZEROED, 1);
+	pcpcache_clear_block(page, order);
 }
 
-static void pcpcache_prep_cached(struct page *page, gfp_t gfp)
+static __always_inline void pcpcache_prep_cached(struct page *page,
+						 unsigned int order, gfp_t gfp)
 {
 	bool clean = page_private(page) == PCPCACHE_PAGE_CLEAN;
 
 	set_page_private(page, 0);
 	page_ref_unfreeze(page, 1);
 	if (unlikely(!clean && (want_init_on_alloc(gfp) || want_init_on_free())))
-		pcpcache_clear_cached(page);
+		pcpcache_clear_cached(page, order);
 }
 
-/* The batch a refill of this CPU's list for @cold takes; 0 in passthrough. */
-static unsigned int pcpcache_refill_batch(bool cold)
+/* The blocks of @order a refill of this CPU's list for @cold takes; 0 in passthrough. */
+static unsigned int pcpcache_refill_batch(unsigned int order, bool cold)
 {
 	struct pcpcache_list *list;
 	struct pcpcache_cpu *pc;
@@ -269,37 +320,43 @@ static unsigned int pcpcache_refill_batch(bool cold)
 
 	pc = pcpcache_lock_this_cpu(&flags);
 	list = mag_list(&pc->mag, cold);
-	batch = list ? list->batch : 0;
+	batch = list ? mag_batch(list->batch, order) : 0;
 	pcpcache_unlock_this_cpu(pc, flags);
 	return batch;
 }
 
 /*
- * The magazine had nothing for us: refill it, or pass through. A refill
+ * The magazine had nothing for us: refill it, or pass through; blocks
+ * larger than the magazines keep come from the buddy allocator. A refill
  * that failed without the emergency reserves is followed by an allocation
  * of the caller's own, which may use them if the caller may; one that
  * fault_refill cut short is not, as the buddy allocator ran short.
  */
-static noinline struct page *pcpcache_alloc_miss(gfp_t gfp, bool cold)
+static noinline struct page *pcpcache_alloc_miss(gfp_t gfp, unsigned int order,
+						 bool cold)
 {
-	unsigned int batch = pcpcache_refill_batch(cold), allowed;
+	unsigned int batch = 0, allowed;
 	struct page *page = NULL;
 
+	if (order < PCPCACHE_NR_ORDERS)
+		batch = pcpcache_refill_batch(order, cold);
 	if (batch) {
 		allowed = pcpcache_inject_fault(gfp, batch);
-		page = pcpcache_refill(gfp, cold, allowed);
+		page = pcpcache_refill(gfp, order, cold, allowed);
 		if (!page && allowed == batch)
-			page = pcpcache_alloc_buddy(gfp);
+			page = pcpcache_alloc_buddy(gfp, order);
 	} else {
-		page = pcpcache_alloc_buddy(gfp);
+		page = pcpcache_alloc_buddy(gfp, order);
 	}
 	if (!page) {
 		pcpcache_count(PCPCACHE_ALLOC_FAIL, 1);
 		return NULL;
 	}
-	pcpcache_count(PCPCACHE_ALLOC_MISS, 1);
+	pcpcache_count(PCPCACHE_ALLOC_MISS, 1U << order);
+	if (order < PCPCACHE_NR_ORDERS)
+		pcpcache_count(PCPCACHE_ORDER_MISS + order, 1);
 	if (cold)
-		pcpcache_count(PCPCACHE_ALLOC_COLD, 1);
+		pcpcache_count(PCPCACHE_ALLOC_COLD, 1U << order);
 	return page;
 }
 
@@ -344,24 +401,40 @@ static bool pcpcache_placement_allowed(void)
 }
 
 /* Send a caller the magazine must not serve to the buddy allocator. */
-static noinline struct page *pcpcache_alloc_placed(gfp_t gfp, bool cold)
+static noinline struct page *pcpcache_alloc_placed(gfp_t gfp, unsigned int order,
+						   bool cold)
 {
 	pcpcache_count(PCPCACHE_ALLOC_POLICY, 1);
-	return pcpcache_alloc_miss(gfp, cold);
+	return pcpcache_alloc_miss(gfp, order, cold);
+}
+
+/* Whether a page of the block is marked poisoned: they share its cache line. */
+static __always_inline bool pcpcache_block_poisoned(struct page *page,
+						    unsigned int order)
+{
+	unsigned int i;
+
+	for (i = 0; i < 1U << order; i++)
+		if (unlikely(PageHWPoison(page + i)))
+			return true;
+	return false;
 }
 
 /*
- * A page memory_failure() marked while it was cached is never handed out:
+ * A block memory_failure() marked while it was cached is never handed out:
  * the buddy allocator keeps a poisoned page it is given for good.
  */
-static noinline void pcpcache_drop_poisoned(struct page *page)
+static noinline void pcpcache_drop_poisoned(struct page *page,
+					    unsigned int order)
 {
-	LIST_HEAD(pages);
+	struct pcpcache_cut cut;
 
+	mag_cut_init(&cut);
 	set_page_private(page, 0);
-	list_add(&page->lru, &pages);
-	pcpcache_give_back(&pages, 1);
-	pcpcache_count(PCPCACHE_REFUSED_HWPOISON, 1);
+	list_add(&page->lru, &cut.pages[order]);
+	cut.count = 1U << order;
+	pcpcache_give_back(&cut);
+	pcpcache_count(PCPCACHE_REFUSED_HWPOISON, 1U << order);
 }
 
 /*
@@ -378,9 +451,11 @@ static void pcpcache_check_context(gfp_t gfp)
 /*
  * The fast path is kept small and free of calls: a hit costs the lock,
  * two list pointers, the page's flags, which share its cache line, and
- * two counters.
+ * a few counters. Inlined into both exported functions, so that the
+ * order-0 one is built for order 0.
  */
-struct page *pcpcache_alloc_page(gfp_t gfp, bool cold)
+static __always_inline struct page *pcpcache_alloc(gfp_t gfp, unsigned int order,
+						   bool cold)
 {
 	struct pcpcache_cpu *pc;
 	struct list_head *node;
@@ -391,44 +466,59 @@ struct page *pcpcache_alloc_page(gfp_t gfp, bool cold)
 	if (WARN_ON_ONCE(gfp & PCPCACHE_GFP_REFUSED))
 		return NULL;
 	pcpcache_check_context(gfp);
+	if (unlikely(order >= PCPCACHE_NR_ORDERS))
+		return pcpcache_alloc_miss(gfp, order, cold);
 
 	for (;;) {
 		if (pcpcache_passing_through())
-			return pcpcache_alloc_miss(gfp, cold);
+			return pcpcache_alloc_miss(gfp, order, cold);
 		node = NULL;
 		pc = pcpcache_lock_this_cpu(&flags);
 		placed = pcpcache_placement_allowed();
 		if (likely(placed))
-			node = mag_take(&pc->mag, cold);
+			node = mag_take(&pc->mag, order, cold);
 		pcpcache_unlock_this_cpu(pc, flags);
 		if (unlikely(!placed))
-			return pcpcache_alloc_placed(gfp, cold);
+			return pcpcache_alloc_placed(gfp, order, cold);
 		if (unlikely(!node))
-			return pcpcache_alloc_miss(gfp, cold);
+			return pcpcache_alloc_miss(gfp, order, cold);
 		page = list_entry(node, struct page, lru);
-		if (likely(!PageHWPoison(page)))
+		if (likely(!pcpcache_block_poisoned(page, order)))
 			break;
-		pcpcache_drop_poisoned(page);
+		pcpcache_drop_poisoned(page, order);
 	}
 
-	pcpcache_prep_cached(page, gfp);
-	pcpcache_count(PCPCACHE_ALLOC_HIT, 1);
+	pcpcache_prep_cached(page, order, gfp);
+	pcpcache_count(PCPCACHE_ALLOC_HIT, 1U << order);
+	pcpcache_count(PCPCACHE_ORDER_HIT + order, 1);
 	if (cold)
-		pcpcache_count(PCPCACHE_ALLOC_COLD, 1);
+		pcpcache_count(PCPCACHE_ALLOC_COLD, 1U << order);
 	return page;
+}
+
+struct page *pcpcache_alloc_pages(gfp_t gfp, unsigned int order, bool cold)
+{
+	return pcpcache_alloc(gfp, order, cold);
+}
+EXPORT_SYMBOL_GPL(pcpcache_alloc_pages);
+
+struct page *pcpcache_alloc_page(gfp_t gfp, bool cold)
+{
+	return pcpcache_alloc(gfp, 0, cold);
 }
 EXPORT_SYMBOL_GPL(pcpcache_alloc_page);
 
 /*
- * Why a freed page may not be cached: the counter that says so, or
+ * Why a freed block may not be cached: the counter that says so, or
  * PCPCACHE_NR_STATS when it may. Read before the list node overwrites
  * page->lru, which holds the compound and pfmemalloc marks.
  */
-static enum pcpcache_stat pcpcache_refusal(struct page *page)
+static __always_inline enum pcpcache_stat
+pcpcache_refusal(struct page *page, unsigned int order)
 {
 	if (unlikely(PageCompound(page)))
 		return PCPCACHE_REFUSED_COMPOUND;
-	if (unlikely(PageHWPoison(page)))
+	if (unlikely(pcpcache_block_poisoned(page, order)))
 		return PCPCACHE_REFUSED_HWPOISON;
 	/* page_pool's rule: a page from the emergency reserves goes back */
 	if (unlikely(page_is_pfmemalloc(page)))
@@ -442,41 +532,46 @@ static enum pcpcache_stat pcpcache_refusal(struct page *page)
 	return PCPCACHE_NR_STATS;
 }
 
-static noinline void pcpcache_free_buddy(struct page *page)
+static noinline void pcpcache_free_buddy(struct page *page, unsigned int order)
 {
-	__free_page(page);
-	pcpcache_count(PCPCACHE_BUDDY_FREE, 1);
+	__free_pages(page, order);
+	pcpcache_count(PCPCACHE_BUDDY_FREE, 1U << order);
 }
 
-/* put_page() frees a compound page whole, whatever its order */
+/* A compound page is freed whole by put_page(), whatever its order. */
 static noinline void pcpcache_free_refused(struct page *page,
+					   unsigned int order,
 					   enum pcpcache_stat why)
 {
-	put_page(page);
-	pcpcache_count(PCPCACHE_BUDDY_FREE, 1);
-	pcpcache_count(why, 1);
+	if (PageCompound(page))
+		put_page(page);
+	else
+		__free_pages(page, order);
+	pcpcache_count(PCPCACHE_BUDDY_FREE, 1U << order);
+	pcpcache_count(why, 1U << order);
 }
 
 /* A free took this CPU's list for @cold over high: give a batch back. */
-static noinline void pcpcache_trim_local(bool cold)
+static noinline void pcpcache_trim_local(unsigned int order, bool cold)
 {
 	struct pcpcache_list *list;
+	struct pcpcache_cut out;
 	struct pcpcache_cpu *pc;
-	unsigned int nr = 0;
 	unsigned long flags;
-	LIST_HEAD(out);
 
+	mag_cut_init(&out);
 	/* maybe not the CPU of the free: then its list is trimmed if need be */
 	pc = pcpcache_lock_this_cpu(&flags);
 	list = mag_list(&pc->mag, cold);
 	if (list)
-		nr = mag_trim(list, &out);
+		mag_trim(list, order, &out);
 	pcpcache_unlock_this_cpu(pc, flags);
 
-	pcpcache_give_back_drained(&out, nr);
+	pcpcache_give_back_drained(&out);
 }
 
-void pcpcache_free_page(struct page *page, bool cold)
+static __always_inline void pcpcache_free(struct page *page, unsigned int order,
+					  bool cold)
 {
 	struct pcpcache_list *list = NULL;
 	enum pcpcache_stat refusal;
@@ -484,41 +579,57 @@ void pcpcache_free_page(struct page *page, bool cold)
 	unsigned long flags;
 	bool remote, over;
 
-	pcpcache_count(PCPCACHE_FREE, 1);
+	pcpcache_count(PCPCACHE_FREE, 1U << order);
 	if (cold)
-		pcpcache_count(PCPCACHE_FREE_COLD, 1);
-
-	if (unlikely(pcpcache_passing_through())) {
-		pcpcache_free_buddy(page);
+		pcpcache_count(PCPCACHE_FREE_COLD, 1U << order);
+	if (unlikely(order >= PCPCACHE_NR_ORDERS)) {
+		pcpcache_free_buddy(page, order);
 		return;
 	}
-	refusal = pcpcache_refusal(page);
+	pcpcache_count(PCPCACHE_ORDER_FREE + order, 1);
+
+	if (unlikely(pcpcache_passing_through())) {
+		pcpcache_free_buddy(page, order);
+		return;
+	}
+	refusal = pcpcache_refusal(page, order);
 	if (unlikely(refusal != PCPCACHE_NR_STATS)) {
-		pcpcache_free_refused(page, refusal);
+		pcpcache_free_refused(page, order, refusal);
 		return;
 	}
 	/* another holder of a reference frees the page when it lets go */
 	if (unlikely(!page_ref_freeze(page, 1))) {
-		pcpcache_free_refused(page, PCPCACHE_REFUSED_OTHER);
+		pcpcache_free_refused(page, order, PCPCACHE_REFUSED_OTHER);
 		return;
 	}
 
-	/* whatever the user left there, the page is not clean */
+	/* whatever the user left there, the block is not clean */
 	set_page_private(page, 0);
 	pc = pcpcache_lock_this_cpu(&flags);
 	remote = !pcpcache_local_node(page);
 	if (likely(!remote))
-		list = mag_put(&pc->mag, &page->lru, cold);
+		list = mag_put(&pc->mag, &page->lru, order, cold);
 	over = list && mag_over_high(list);
 	pcpcache_unlock_this_cpu(pc, flags);
 
 	if (unlikely(!list)) {
 		page_ref_unfreeze(page, 1);
-		pcpcache_free_buddy(page);
+		pcpcache_free_buddy(page, order);
 		if (remote)
-			pcpcache_count(PCPCACHE_REMOTE_NODE, 1);
+			pcpcache_count(PCPCACHE_REMOTE_NODE, 1U << order);
 	} else if (unlikely(over)) {
-		pcpcache_trim_local(cold);
+		pcpcache_trim_local(order, cold);
 	}
+}
+
+void pcpcache_free_pages(struct page *page, unsigned int order, bool cold)
+{
+	pcpcache_free(page, order, cold);
+}
+EXPORT_SYMBOL_GPL(pcpcache_free_pages);
+
+void pcpcache_free_page(struct page *page, bool cold)
+{
+	pcpcache_free(page, 0, cold);
 }
 EXPORT_SYMBOL_GPL(pcpcache_free_page);

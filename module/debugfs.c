@@ -219,11 +219,17 @@ static int stats_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
 
-/* Like the pagesets of /proc/zoneinfo: one line per possible CPU. */
+/*
+ * Like the pagesets of /proc/zoneinfo: one line per possible CPU, then the
+ * blocks of each order it caches, on both lists.
+ */
 static int pagesets_show(struct seq_file *m, void *v)
 {
 	struct pcpcache_list lists[PCPCACHE_NR_LISTS];
+	const struct pcpcache_list *hot = &lists[PCPCACHE_LIST_HOT];
+	const struct pcpcache_list *cold = &lists[PCPCACHE_LIST_COLD];
 	struct pcpcache_config cfg;
+	unsigned int order;
 	bool split;
 	int cpu;
 
@@ -233,18 +239,19 @@ static int pagesets_show(struct seq_file *m, void *v)
 	if (split)
 		seq_printf(m, " %10s %10s %10s", "cold_count", "cold_high",
 			   "cold_batch");
+	for (order = 0; order < PCPCACHE_NR_ORDERS; order++)
+		seq_printf(m, " %5s%u", "order", order);
 	seq_putc(m, '\n');
 
 	for_each_possible_cpu(cpu) {
-		const struct pcpcache_list *hot = &lists[PCPCACHE_LIST_HOT];
-		const struct pcpcache_list *cold = &lists[PCPCACHE_LIST_COLD];
-
 		pcpcache_cpu_lists(cpu, lists);
 		seq_printf(m, "%5d %7u %7u %7u", cpu, hot->count, hot->high,
 			   hot->batch);
 		if (split)
 			seq_printf(m, " %10u %10u %10u", cold->count,
 				   cold->high, cold->batch);
+		for (order = 0; order < PCPCACHE_NR_ORDERS; order++)
+			seq_printf(m, " %6u", hot->nr[order] + cold->nr[order]);
 		seq_putc(m, '\n');
 	}
 	return 0;

@@ -2,19 +2,29 @@
 /*
  * pcpcache magazines: the list discipline of one CPU's cached pages.
  *
- * Pages are threaded through page->lru; here they are only list nodes, so
- * the host unit tests can drive this file with nodes of their own.
+ * Blocks of 2^order pages are threaded through the first page's lru; here
+ * they are only list nodes, so the host unit tests can drive this file with
+ * nodes of their own.
  *
  * Within a list the head is the hot end and the tail the cold end, as in
  * the kernel's own per-CPU lists: a hot free pushes at the head, a hot
  * allocation pops from the head, drains and cold allocations work from the
- * tail. In split mode (2.6.23's pcp[2]) each temperature has its own list
- * with its own batch and high, and a list that runs empty is refilled from
- * the buddy allocator even when the other list has pages: a cold request
- * never takes a hot page (that would spend cache-warm memory on a caller
- * who said it will not touch it soon, the very thing split lists exist to
- * prevent) and a hot request never takes a cold one. That is what 2.6.23
- * did, so measurements of split mode reproduce it.
+ * tail. In split mode (2.6.23's pcp[2]) each temperature has its own lists
+ * with their own batch and high, and a list that runs empty is refilled
+ * from the buddy allocator even when the other list has pages: a cold
+ * request never takes a hot page (that would spend cache-warm memory on a
+ * caller who said it will not touch it soon, the very thing split lists
+ * exist to prevent) and a hot request never takes a cold one. That is what
+ * 2.6.23 did, so measurements of split mode reproduce it.
+ *
+ * Each temperature keeps a list per order, 0 to 3, as the kernel does since
+ * 5.13; count, batch and high are in base pages across them. A free that
+ * takes the count over high gives back batch base pages, from the cold end
+ * of the freed order's list first, then of the next orders in turn, as
+ * free_pcppages_bulk() starts from the list that overflowed. Other cuts
+ * (a lowered high, a shrink) start at the largest order: fewer blocks to
+ * walk for the same pages, and whole blocks for the buddy allocator to
+ * merge.
  *
  * Kept free of kernel-only calls; see magazine.h.
  */
@@ -30,7 +40,12 @@ static void list_set_limits(struct pcpcache_list *list, unsigned int batch,
 static void list_init(struct pcpcache_list *list, unsigned int batch,
 		      unsigned int high)
 {
-	INIT_LIST_HEAD(&list->pages);
+	unsigned int order;
+
+	for (order = 0; order < PCPCACHE_NR_ORDERS; order++) {
+		INIT_LIST_HEAD(&list->pages[order]);
+		WRITE_ONCE(list->nr[order], 0);
+	}
 	WRITE_ONCE(list->count, 0);
 	list_set_limits(list, batch, high);
 }
@@ -47,121 +62,175 @@ void mag_init(struct pcpcache_mag *mag, const struct pcpcache_config *cfg)
 	list_init(&mag->lists[PCPCACHE_LIST_COLD], cfg->cold_batch, cfg->cold_high);
 }
 
+/**
+ * mag_cut_init - start an empty set of cut blocks
+ * @cut: the set
+ */
+void mag_cut_init(struct pcpcache_cut *cut)
+{
+	unsigned int order;
+
+	for (order = 0; order < PCPCACHE_NR_ORDERS; order++)
+		INIT_LIST_HEAD(&cut->pages[order]);
+	cut->count = 0;
+}
+
 /*
- * Move the @nr coldest pages of @list to the tail of @out, walking from
+ * Move the @nr coldest blocks of @order of @list to @cut, walking from
  * whichever end is nearer the cut: at most @nr + 1 nodes.
  */
-static void cut_tail(struct pcpcache_list *list, unsigned int nr,
-		     struct list_head *out)
+static void cut_tail(struct pcpcache_list *list, unsigned int order,
+		     unsigned int nr, struct pcpcache_cut *cut)
 {
-	struct list_head *last_kept = &list->pages;
+	struct list_head *pages = &list->pages[order];
+	struct list_head *last_kept = pages;
+	unsigned int have = list->nr[order], i;
 	struct list_head kept;
-	unsigned int i;
 
 	if (!nr)
 		return;
-	if (nr >= list->count) {
-		list_splice_tail_init(&list->pages, out);
-		WRITE_ONCE(list->count, 0);
-		return;
-	}
-	if (nr < list->count - nr) {
-		for (i = 0; i < nr + 1; i++)
-			last_kept = last_kept->prev;
+	if (nr > have)
+		nr = have;
+	if (nr == have) {
+		list_splice_tail_init(pages, &cut->pages[order]);
 	} else {
-		for (i = 0; i < list->count - nr; i++)
-			last_kept = last_kept->next;
+		if (nr < have - nr) {
+			for (i = 0; i < nr + 1; i++)
+				last_kept = last_kept->prev;
+		} else {
+			for (i = 0; i < have - nr; i++)
+				last_kept = last_kept->next;
+		}
+		/* cut the kept part off, the rest goes out, then put it back */
+		list_cut_position(&kept, pages, last_kept);
+		list_splice_tail_init(pages, &cut->pages[order]);
+		list_splice(&kept, pages);
 	}
-	/* cut the kept part off, the rest goes out, then put it back */
-	list_cut_position(&kept, &list->pages, last_kept);
-	list_splice_tail_init(&list->pages, out);
-	list_splice(&kept, &list->pages);
-	WRITE_ONCE(list->count, list->count - nr);
+	WRITE_ONCE(list->nr[order], have - nr);
+	WRITE_ONCE(list->count, list->count - (nr << order));
+	cut->count += nr << order;
+}
+
+/* Where cuts start: the order that overflowed and up, or the largest down. */
+#define FROM_LARGEST	PCPCACHE_NR_ORDERS
+
+/*
+ * Cut at least @want base pages (fewer if the list has fewer) from the cold
+ * ends of @list's orders, starting at @first and taking the next orders up
+ * in turn, or from the largest order down (FROM_LARGEST); at most @max
+ * blocks. Return: the base pages cut.
+ */
+static unsigned int cut_pages(struct pcpcache_list *list, unsigned int first,
+			      unsigned int want, unsigned int max,
+			      struct pcpcache_cut *cut)
+{
+	unsigned int i, order, blocks, got = 0;
+
+	for (i = 0; i < PCPCACHE_NR_ORDERS && got < want && max; i++) {
+		if (first == FROM_LARGEST)
+			order = PCPCACHE_NR_ORDERS - 1 - i;
+		else
+			order = (first + i) % PCPCACHE_NR_ORDERS;
+		/* whole blocks: enough of them to reach @want */
+		blocks = (want - got + (1U << order) - 1) >> order;
+		if (blocks > list->nr[order])
+			blocks = list->nr[order];
+		if (blocks > max)
+			blocks = max;
+		cut_tail(list, order, blocks, cut);
+		got += blocks << order;
+		max -= blocks;
+	}
+	return got;
 }
 
 /**
  * mag_trim - drain a list that went over its high mark
- * @list: the list a page was just put on
- * @out: where the drained pages go, for the caller to free
+ * @list: the list a block was just put on
+ * @order: that block's order, where draining starts
+ * @cut: where the drained blocks go, for the caller to free
  *
- * Return: the number of pages moved to @out: batch pages from the cold end
- * once count exceeds high, else none.
+ * Return: the base pages moved to @cut: batch of them from the cold ends
+ * once count exceeds high (a block more if a block straddles batch), else
+ * none.
  */
-unsigned int mag_trim(struct pcpcache_list *list, struct list_head *out)
+unsigned int mag_trim(struct pcpcache_list *list, unsigned int order,
+		      struct pcpcache_cut *cut)
 {
-	unsigned int nr;
-
 	if (list->count <= list->high)
 		return 0;
-	nr = list->batch < list->count ? list->batch : list->count;
-	cut_tail(list, nr, out);
-	return nr;
+	return cut_pages(list, order, list->batch, list->batch, cut);
 }
 
 /**
- * mag_add_refill - cache the pages a refill brought from the buddy allocator
+ * mag_add_refill - cache the blocks a refill brought from the buddy allocator
  * @list: the list that ran empty
- * @pages: the pages, emptied by the call
+ * @order: their order
+ * @pages: the blocks, emptied by the call
  * @nr: how many there are
  *
  * Fresh pages are not in any CPU cache, so they go to the cold end, behind
- * pages freed while the refill ran. The caller then calls mag_trim().
+ * pages freed while the refill ran. The caller then calls
+ * mag_trim_to_high().
  */
-void mag_add_refill(struct pcpcache_list *list, struct list_head *pages,
-		    unsigned int nr)
+void mag_add_refill(struct pcpcache_list *list, unsigned int order,
+		    struct list_head *pages, unsigned int nr)
 {
-	list_splice_tail_init(pages, &list->pages);
-	WRITE_ONCE(list->count, list->count + nr);
+	list_splice_tail_init(pages, &list->pages[order]);
+	WRITE_ONCE(list->nr[order], list->nr[order] + nr);
+	WRITE_ONCE(list->count, list->count + (nr << order));
 }
 
 /**
  * mag_trim_to_high - cut a list towards its high mark
  * @list: the list
- * @out: where the surplus goes, coldest pages first
- * @max: the most pages to move, which bounds the nodes walked
+ * @cut: where the surplus goes, coldest blocks first, largest order first
+ * @max: the most blocks to move, which bounds the nodes walked
  *
- * Return: the number of pages moved to @out; the list is down to its high
- * mark when that is below @max.
+ * Return: the base pages moved to @cut; the list is down to its high mark
+ * when fewer than @max blocks moved.
  */
 unsigned int mag_trim_to_high(struct pcpcache_list *list,
-			      struct list_head *out, unsigned int max)
+			      struct pcpcache_cut *cut, unsigned int max)
 {
-	unsigned int nr = list->count > list->high ? list->count - list->high : 0;
-
-	if (nr > max)
-		nr = max;
-	cut_tail(list, nr, out);
-	return nr;
+	if (list->count <= list->high)
+		return 0;
+	return cut_pages(list, FROM_LARGEST, list->count - list->high, max, cut);
 }
 
 /**
  * mag_reconfigure - switch a magazine to a new mode and new limits
  * @mag: the magazine
  * @cfg: the new configuration, already checked
- * @out: where the pages the new configuration cannot keep go
+ * @cut: where the pages the new configuration cannot keep go
  *
- * Passthrough keeps nothing. Leaving split mode appends the cold list to
- * the cold end of the one list; entering it makes the one list the hot
- * list. None of that walks a list; cutting the lists to their new high
- * marks is left to mag_trim_excess(), which bounds its walk.
+ * Passthrough keeps nothing. Leaving split mode appends each order of the
+ * cold list to the cold end of that order of the one list; entering it
+ * makes the one list the hot list. None of that walks a list; cutting the
+ * lists to their new high marks is left to mag_trim_excess(), which bounds
+ * its walk.
  *
- * Return: the number of pages moved to @out.
+ * Return: the base pages moved to @cut.
  */
 unsigned int mag_reconfigure(struct pcpcache_mag *mag,
 			     const struct pcpcache_config *cfg,
-			     struct list_head *out)
+			     struct pcpcache_cut *cut)
 {
 	struct pcpcache_list *hot = &mag->lists[PCPCACHE_LIST_HOT];
 	struct pcpcache_list *cold = &mag->lists[PCPCACHE_LIST_COLD];
-	unsigned int nr = 0;
+	unsigned int nr = 0, order;
 
 	if (cfg->mode != PCPCACHE_MODE_SPLIT && cold->count) {
-		list_splice_tail_init(&cold->pages, &hot->pages);
+		for (order = 0; order < PCPCACHE_NR_ORDERS; order++) {
+			list_splice_tail_init(&cold->pages[order], &hot->pages[order]);
+			WRITE_ONCE(hot->nr[order], hot->nr[order] + cold->nr[order]);
+			WRITE_ONCE(cold->nr[order], 0);
+		}
 		WRITE_ONCE(hot->count, hot->count + cold->count);
 		WRITE_ONCE(cold->count, 0);
 	}
 	if (cfg->mode == PCPCACHE_MODE_PASSTHROUGH)
-		nr += mag_drain(mag, out);
+		nr += mag_drain(mag, cut);
 
 	/* read without the lock by the passthrough check in core.c */
 	WRITE_ONCE(mag->mode, cfg->mode);
@@ -173,40 +242,43 @@ unsigned int mag_reconfigure(struct pcpcache_mag *mag,
 /**
  * mag_trim_excess - cut every list towards its high mark
  * @mag: the magazine
- * @out: where the surplus goes, coldest pages first
- * @max: the most pages to move, which bounds the nodes walked
+ * @cut: where the surplus goes
+ * @max: the most blocks to move, which bounds the nodes walked
  *
- * Called after mag_reconfigure() until it returns 0, so that a lowered
- * high is reached in steps of at most @max pages.
+ * Called after mag_reconfigure() until it moves fewer than @max blocks, so
+ * that a lowered high is reached in steps.
  *
- * Return: the number of pages moved to @out.
+ * Return: the base pages moved to @cut.
  */
-unsigned int mag_trim_excess(struct pcpcache_mag *mag, struct list_head *out,
+unsigned int mag_trim_excess(struct pcpcache_mag *mag, struct pcpcache_cut *cut,
 			     unsigned int max)
 {
 	unsigned int nr = 0;
 	int i;
 
-	for (i = 0; i < PCPCACHE_NR_LISTS && nr < max; i++)
-		nr += mag_trim_to_high(&mag->lists[i], out, max - nr);
+	for (i = 0; i < PCPCACHE_NR_LISTS; i++)
+		nr += mag_trim_to_high(&mag->lists[i], cut, max);
 	return nr;
 }
 
 /**
  * mag_drain - empty a magazine
  * @mag: the magazine
- * @out: where its pages go, cold ends last
+ * @cut: where its blocks go, cold ends last
  *
- * Return: the number of pages moved to @out.
+ * Return: the base pages moved to @cut.
  */
-unsigned int mag_drain(struct pcpcache_mag *mag, struct list_head *out)
+unsigned int mag_drain(struct pcpcache_mag *mag, struct pcpcache_cut *cut)
 {
-	unsigned int nr = 0;
+	unsigned int nr = 0, order;
 	int i;
 
 	for (i = 0; i < PCPCACHE_NR_LISTS; i++) {
-		nr += mag->lists[i].count;
-		cut_tail(&mag->lists[i], mag->lists[i].count, out);
+		struct pcpcache_list *list = &mag->lists[i];
+
+		nr += list->count;
+		for (order = 0; order < PCPCACHE_NR_ORDERS; order++)
+			cut_tail(list, order, list->nr[order], cut);
 	}
 	return nr;
 }
@@ -214,26 +286,24 @@ unsigned int mag_drain(struct pcpcache_mag *mag, struct list_head *out)
 /**
  * mag_shrink - give up pages because memory is short
  * @mag: the magazine
- * @nr: how many at most
- * @out: where they go
+ * @nr: how many base pages, which also bounds the blocks walked
+ * @cut: where they go
  *
- * The cold list goes first, then the cold end of the (hot) list.
+ * The cold list goes first, then the cold end of the (hot) list; within a
+ * list the largest order first.
  *
- * Return: the number of pages moved to @out.
+ * Return: the base pages moved to @cut: @nr, or all there were, or up to
+ * a block more when a block straddles @nr.
  */
-unsigned int mag_shrink(struct pcpcache_mag *mag, unsigned long nr,
-			struct list_head *out)
+unsigned int mag_shrink(struct pcpcache_mag *mag, unsigned int nr,
+			struct pcpcache_cut *cut)
 {
-	unsigned int moved = 0, take;
+	unsigned int moved = 0;
 	int i;
 
-	for (i = PCPCACHE_NR_LISTS - 1; i >= 0 && moved < nr; i--) {
-		struct pcpcache_list *list = &mag->lists[i];
-
-		take = nr - moved < list->count ? nr - moved : list->count;
-		cut_tail(list, take, out);
-		moved += take;
-	}
+	for (i = PCPCACHE_NR_LISTS - 1; i >= 0 && moved < nr; i--)
+		moved += cut_pages(&mag->lists[i], FROM_LARGEST, nr - moved,
+				   nr - moved, cut);
 	return moved;
 }
 
@@ -241,7 +311,7 @@ unsigned int mag_shrink(struct pcpcache_mag *mag, unsigned long nr,
  * mag_count - pages cached in a magazine
  * @mag: the magazine
  *
- * Return: the pages on all its lists.
+ * Return: the base pages on all its lists.
  */
 unsigned int mag_count(const struct pcpcache_mag *mag)
 {

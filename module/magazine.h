@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * pcpcache magazines: one CPU's cached pages and the rules for where a page
- * goes in and comes out. The caller provides the locking (see core.c).
+ * goes in and comes out. The caller provides the locking (see lock.h).
  *
  * Nothing here may call into the kernel beyond <linux/list.h>: module/tests/
  * compiles magazine.c unchanged in userspace against the kernel's
@@ -22,13 +22,23 @@ enum pcpcache_list_id {
 };
 
 /*
- * count, batch and high are read without the lock by pagesets and the
- * shrinker's count: they are written with WRITE_ONCE().
+ * Orders 0 to 3 are cached, as the kernel's per-CPU lists do since 5.13
+ * (up to PAGE_ALLOC_COSTLY_ORDER); larger ones go to the buddy allocator.
+ */
+#define PCPCACHE_NR_ORDERS	4
+
+/*
+ * One temperature's pages, all of them in single mode: a list of blocks per
+ * order, and limits in base pages across the orders, as the kernel counts
+ * its pcp count and high. count, nr, batch and high are read without the
+ * lock by pagesets and the shrinker's count: they are written with
+ * WRITE_ONCE().
  */
 struct pcpcache_list {
-	struct list_head pages;		/* head is hot, tail is cold */
-	unsigned int count;
-	unsigned int batch;		/* pages per refill and per drain */
+	struct list_head pages[PCPCACHE_NR_ORDERS];	/* head hot, tail cold */
+	unsigned int nr[PCPCACHE_NR_ORDERS];		/* blocks on each */
+	unsigned int count;		/* base pages on all of them */
+	unsigned int batch;		/* base pages per refill and per drain */
 	unsigned int high;		/* drain once count exceeds this */
 };
 
@@ -37,21 +47,43 @@ struct pcpcache_mag {
 	struct pcpcache_list lists[PCPCACHE_NR_LISTS];
 };
 
+/* Blocks cut off a magazine, by order, for the caller to give back. */
+struct pcpcache_cut {
+	struct list_head pages[PCPCACHE_NR_ORDERS];
+	unsigned int count;		/* base pages */
+};
+
 void mag_init(struct pcpcache_mag *mag, const struct pcpcache_config *cfg);
-unsigned int mag_trim(struct pcpcache_list *list, struct list_head *out);
+void mag_cut_init(struct pcpcache_cut *cut);
+unsigned int mag_trim(struct pcpcache_list *list, unsigned int order,
+		      struct pcpcache_cut *cut);
 unsigned int mag_trim_to_high(struct pcpcache_list *list,
-			      struct list_head *out, unsigned int max);
-void mag_add_refill(struct pcpcache_list *list, struct list_head *pages,
-		    unsigned int nr);
+			      struct pcpcache_cut *cut, unsigned int max);
+void mag_add_refill(struct pcpcache_list *list, unsigned int order,
+		    struct list_head *pages, unsigned int nr);
 unsigned int mag_reconfigure(struct pcpcache_mag *mag,
 			     const struct pcpcache_config *cfg,
-			     struct list_head *out);
-unsigned int mag_trim_excess(struct pcpcache_mag *mag, struct list_head *out,
+			     struct pcpcache_cut *cut);
+unsigned int mag_trim_excess(struct pcpcache_mag *mag, struct pcpcache_cut *cut,
 			     unsigned int max);
-unsigned int mag_drain(struct pcpcache_mag *mag, struct list_head *out);
-unsigned int mag_shrink(struct pcpcache_mag *mag, unsigned long nr,
-			struct list_head *out);
+unsigned int mag_drain(struct pcpcache_mag *mag, struct pcpcache_cut *cut);
+unsigned int mag_shrink(struct pcpcache_mag *mag, unsigned int nr,
+			struct pcpcache_cut *cut);
 unsigned int mag_count(const struct pcpcache_mag *mag);
+
+/**
+ * mag_batch - the blocks of one order a refill takes
+ * @batch: the list's batch, in base pages
+ * @order: the order
+ *
+ * batch >> order, at least one block, as the kernel scales its pcp batch.
+ *
+ * Return: the number of blocks.
+ */
+static inline unsigned int mag_batch(unsigned int batch, unsigned int order)
+{
+	return batch >> order ? batch >> order : 1;
+}
 
 /*
  * The operations of every allocation and free are inline: they run with
@@ -84,30 +116,35 @@ static inline bool mag_from_tail(const struct pcpcache_mag *mag, bool cold)
 }
 
 /**
- * mag_take - take a page for an allocation
+ * mag_take - take a block for an allocation
  * @mag: the magazine
+ * @order: its order, below PCPCACHE_NR_ORDERS
  * @cold: the caller's hint
  *
- * Return: the page's node, unlinked, or NULL when the list it would come
- * from is empty (the caller refills it) or in passthrough mode.
+ * Return: the block's node, unlinked, or NULL when the list it would come
+ * from has none of @order (the caller refills it) or in passthrough mode.
  */
-static inline struct list_head *mag_take(struct pcpcache_mag *mag, bool cold)
+static inline struct list_head *mag_take(struct pcpcache_mag *mag,
+					 unsigned int order, bool cold)
 {
 	struct pcpcache_list *list = mag_list(mag, cold);
 	struct list_head *node;
 
-	if (!list || !list->count)
+	if (!list || !list->nr[order])
 		return NULL;
-	node = mag_from_tail(mag, cold) ? list->pages.prev : list->pages.next;
+	node = mag_from_tail(mag, cold) ? list->pages[order].prev :
+					  list->pages[order].next;
 	list_del(node);
-	WRITE_ONCE(list->count, list->count - 1);
+	WRITE_ONCE(list->nr[order], list->nr[order] - 1);
+	WRITE_ONCE(list->count, list->count - (1U << order));
 	return node;
 }
 
 /**
- * mag_put - cache a freed page
+ * mag_put - cache a freed block
  * @mag: the magazine
- * @page: the page's node
+ * @page: the block's node
+ * @order: its order, below PCPCACHE_NR_ORDERS
  * @cold: the caller's hint
  *
  * The caller then calls mag_trim() on the list if mag_over_high() says so.
@@ -116,17 +153,19 @@ static inline struct list_head *mag_take(struct pcpcache_mag *mag, bool cold)
  * is left to the caller.
  */
 static inline struct pcpcache_list *mag_put(struct pcpcache_mag *mag,
-					    struct list_head *page, bool cold)
+					    struct list_head *page,
+					    unsigned int order, bool cold)
 {
 	struct pcpcache_list *list = mag_list(mag, cold);
 
 	if (!list)
 		return NULL;
 	if (mag_from_tail(mag, cold))
-		list_add_tail(page, &list->pages);
+		list_add_tail(page, &list->pages[order]);
 	else
-		list_add(page, &list->pages);
-	WRITE_ONCE(list->count, list->count + 1);
+		list_add(page, &list->pages[order]);
+	WRITE_ONCE(list->nr[order], list->nr[order] + 1);
+	WRITE_ONCE(list->count, list->count + (1U << order));
 	return list;
 }
 

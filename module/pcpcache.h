@@ -27,8 +27,8 @@ void pcpcache_config_cpus_changed(void);
 
 /* core.c: the fast path */
 extern unsigned int pcpcache_fault_refill;
-void pcpcache_give_back(struct list_head *pages, unsigned int nr);
-void pcpcache_give_back_drained(struct list_head *pages, unsigned int nr);
+void pcpcache_give_back(struct pcpcache_cut *cut);
+void pcpcache_give_back_drained(struct pcpcache_cut *cut);
 
 /* request.c: reaching other CPUs' magazines */
 int pcpcache_request_init(const struct pcpcache_config *cfg);

@@ -147,51 +147,52 @@ static bool pcpcache_round_reached(int a, int b)
 static void pcpcache_carry_out(int cpu, enum pcpcache_reach how,
 			       const struct pcpcache_request *rq)
 {
-	unsigned int nr, trimmed;
+	struct pcpcache_cut out;
 	struct pcpcache_cpu *pc;
+	unsigned int trimmed;
 	unsigned long flags;
 	bool first = true;
-	LIST_HEAD(out);
 
+	mag_cut_init(&out);
 	do {
 		pc = pcpcache_reach_lock(cpu, how, &flags);
-		nr = 0;
 		if (first && rq->cfg)
-			nr += mag_reconfigure(&pc->mag, rq->cfg, &out);
+			mag_reconfigure(&pc->mag, rq->cfg, &out);
 		if (first && rq->drain)
-			nr += mag_drain(&pc->mag, &out);
+			mag_drain(&pc->mag, &out);
 		trimmed = mag_trim_excess(&pc->mag, &out, PCPCACHE_MAX_BATCH);
 		pcpcache_reach_unlock(pc, how, flags);
-		pcpcache_give_back_drained(&out, nr + trimmed);
+		pcpcache_give_back_drained(&out);
 		first = false;
-	} while (trimmed == PCPCACHE_MAX_BATCH);
+	} while (trimmed);
 }
 
 /*
- * Give back up to @nr pages of a magazine, coldest first, in steps of at
+ * Give back about @nr pages of a magazine, coldest first, in steps of at
  * most PCPCACHE_MAX_BATCH, if it holds pages of node @nid. Return: how
- * many.
+ * many: fewer when it had fewer, or up to a block more.
  */
 static unsigned long pcpcache_shrink_mag(int cpu, enum pcpcache_reach how,
 					 int nid, unsigned long nr)
 {
+	unsigned int step, want;
 	unsigned long freed = 0;
+	struct pcpcache_cut out;
 	struct pcpcache_cpu *pc;
 	unsigned long flags;
-	unsigned int step;
-	LIST_HEAD(out);
 
+	mag_cut_init(&out);
 	do {
+		want = min_t(unsigned long, nr - freed, PCPCACHE_MAX_BATCH);
 		pc = pcpcache_reach_lock(cpu, how, &flags);
 		step = 0;
 		/* a magazine holds only pages of its CPU's nearest memory */
 		if (pcpcache_reach_node(cpu, how) == nid)
-			step = mag_shrink(&pc->mag, min_t(unsigned long, nr - freed,
-							  PCPCACHE_MAX_BATCH), &out);
+			step = mag_shrink(&pc->mag, want, &out);
 		pcpcache_reach_unlock(pc, how, flags);
-		pcpcache_give_back(&out, step);
+		pcpcache_give_back(&out);
 		freed += step;
-	} while (step == PCPCACHE_MAX_BATCH && freed < nr);
+	} while (step >= want && freed < nr);
 
 	pcpcache_count(PCPCACHE_SHRINK_PAGES, freed);
 	return freed;
@@ -311,10 +312,10 @@ int pcpcache_cpu_dead(unsigned int cpu)
 /* The pages in @cpu's magazine, read without its lock. */
 static unsigned int pcpcache_cpu_cached(int cpu)
 {
-	struct pcpcache_list lists[PCPCACHE_NR_LISTS];
+	struct pcpcache_mag *mag = &per_cpu_ptr(&pcpcache_cpus, cpu)->mag;
 
-	pcpcache_cpu_lists(cpu, lists);
-	return lists[PCPCACHE_LIST_HOT].count + lists[PCPCACHE_LIST_COLD].count;
+	return READ_ONCE(mag->lists[PCPCACHE_LIST_HOT].count) +
+	       READ_ONCE(mag->lists[PCPCACHE_LIST_COLD].count);
 }
 
 /* Whether @cpu is worth asking for pages of node @nid. */
@@ -459,9 +460,9 @@ unsigned long pcpcache_shrink(int nid, unsigned long nr)
 }
 
 /**
- * pcpcache_cpu_lists - count, batch and high of one CPU's lists
+ * pcpcache_cpu_lists - counts, batch and high of one CPU's lists
  * @cpu: the CPU
- * @lists: where to copy them
+ * @lists: where to copy them (not the pages)
  *
  * Read without the CPU's lock, as /proc/zoneinfo reads the kernel's pcp
  * counts: each value is one the magazine had, the set of them may be from
@@ -472,9 +473,12 @@ unsigned long pcpcache_shrink(int nid, unsigned long nr)
 enum pcpcache_mode pcpcache_cpu_lists(int cpu, struct pcpcache_list *lists)
 {
 	struct pcpcache_mag *mag = &per_cpu_ptr(&pcpcache_cpus, cpu)->mag;
+	unsigned int order;
 	int i;
 
 	for (i = 0; i < PCPCACHE_NR_LISTS; i++) {
+		for (order = 0; order < PCPCACHE_NR_ORDERS; order++)
+			lists[i].nr[order] = READ_ONCE(mag->lists[i].nr[order]);
 		lists[i].count = READ_ONCE(mag->lists[i].count);
 		lists[i].batch = READ_ONCE(mag->lists[i].batch);
 		lists[i].high = READ_ONCE(mag->lists[i].high);

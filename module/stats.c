@@ -14,6 +14,8 @@
 
 DEFINE_PER_CPU_ALIGNED(struct pcpcache_stats, pcpcache_stats);
 
+static_assert(PCPCACHE_NR_ORDERS == 4, "a name per order below");
+
 static const char * const pcpcache_stat_names[PCPCACHE_NR_STATS] = {
 	[PCPCACHE_ALLOC]	= "alloc",
 	[PCPCACHE_ALLOC_HIT]	= "alloc_hit",
@@ -42,6 +44,14 @@ static const char * const pcpcache_stat_names[PCPCACHE_NR_STATS] = {
 	[PCPCACHE_REFUSED_OTHER] = "refused_other",
 	[PCPCACHE_SHRINK_SKIPPED] = "shrink_skipped",
 	[PCPCACHE_MEMORY_OFFLINE] = "memory_offline",
+	[PCPCACHE_ORDER_HIT]	 = "order0_hit",	"order1_hit",
+				   "order2_hit",	"order3_hit",
+	[PCPCACHE_ORDER_MISS]	 = "order0_miss",	"order1_miss",
+				   "order2_miss",	"order3_miss",
+	[PCPCACHE_ORDER_FREE]	 = "order0_free",	"order1_free",
+				   "order2_free",	"order3_free",
+	[PCPCACHE_ORDER_REFILL]	 = "order0_refill",	"order1_refill",
+				   "order2_refill",	"order3_refill",
 };
 
 /* The longest shrinker scan since load, in ns: a maximum, not a sum. */

@@ -8,6 +8,8 @@
 
 #include <linux/percpu.h>
 
+#include "magazine.h"
+
 struct seq_file;
 
 /* The order is the order of /sys/kernel/debug/pcpcache/stats. */
@@ -39,7 +41,12 @@ enum pcpcache_stat {
 	PCPCACHE_REFUSED_OTHER,	/* ... of a zone, cgroup or sharer we avoid */
 	PCPCACHE_SHRINK_SKIPPED, /* CPUs a shrinker scan did not wait for */
 	PCPCACHE_MEMORY_OFFLINE, /* drains because memory went offline */
-	PCPCACHE_NR_STATS,
+	/* blocks, one counter per order 0 to PCPCACHE_NR_ORDERS - 1 each */
+	PCPCACHE_ORDER_HIT,		/* handed out from a magazine */
+	PCPCACHE_ORDER_MISS = PCPCACHE_ORDER_HIT + PCPCACHE_NR_ORDERS,
+	PCPCACHE_ORDER_FREE = PCPCACHE_ORDER_MISS + PCPCACHE_NR_ORDERS,
+	PCPCACHE_ORDER_REFILL = PCPCACHE_ORDER_FREE + PCPCACHE_NR_ORDERS,
+	PCPCACHE_NR_STATS = PCPCACHE_ORDER_REFILL + PCPCACHE_NR_ORDERS,
 };
 
 struct pcpcache_stats {

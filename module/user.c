@@ -58,10 +58,12 @@ MODULE_PARM_DESC(user_max_total, "pages all open user files together may hold (d
 static atomic_long_t pcpcache_user_total = ATOMIC_LONG_INIT(0);
 
 struct pcpcache_user {
-	spinlock_t lock;		/* protects the three below */
-	struct list_head pages;		/* held pages, newest first */
-	unsigned long nr_pages;		/* on @pages */
-	unsigned long nr_reserved;	/* being allocated or cycled */
+	spinlock_t lock;		/* protects the four below */
+	/* held blocks, by order, newest first */
+	struct list_head pages[PCPCACHE_NR_ORDERS];
+	unsigned long nr[PCPCACHE_NR_ORDERS];	/* blocks on each */
+	unsigned long nr_pages;		/* base pages on all of them */
+	unsigned long nr_reserved;	/* base pages being allocated or cycled */
 };
 
 static unsigned long total_limit(void)
@@ -79,7 +81,7 @@ static void unreserve(struct pcpcache_user *user, unsigned long nr)
 	atomic_long_sub(nr, &pcpcache_user_total);
 }
 
-/* Reserve room for @nr pages in @user and in the total, or fail. */
+/* Reserve room for @nr base pages in @user and in the total, or fail. */
 static int reserve(struct pcpcache_user *user, unsigned long nr)
 {
 	int err = 0;
@@ -102,44 +104,48 @@ static int reserve(struct pcpcache_user *user, unsigned long nr)
 }
 
 /*
- * Turn a reservation of @nr into @nr_held held @pages and drop the rest.
- * Return: the pages @user holds now.
+ * Turn a reservation of @nr blocks of @order into @nr_held held blocks on
+ * @pages and drop the rest. Return: the base pages @user holds now.
  */
-static unsigned long settle(struct pcpcache_user *user, unsigned long nr,
-			    struct list_head *pages, unsigned long nr_held)
+static unsigned long settle(struct pcpcache_user *user, unsigned int order,
+			    unsigned long nr, struct list_head *pages,
+			    unsigned long nr_held)
 {
 	unsigned long held;
 
 	spin_lock(&user->lock);
-	list_splice(pages, &user->pages);
-	user->nr_pages += nr_held;
-	user->nr_reserved -= nr;
+	list_splice(pages, &user->pages[order]);
+	user->nr[order] += nr_held;
+	user->nr_pages += nr_held << order;
+	user->nr_reserved -= nr << order;
 	held = user->nr_pages;
 	spin_unlock(&user->lock);
 
-	atomic_long_sub(nr - nr_held, &pcpcache_user_total);
+	atomic_long_sub((nr - nr_held) << order, &pcpcache_user_total);
 	return held;
 }
 
 static int user_open(struct inode *inode, struct file *file)
 {
 	struct pcpcache_user *user = kzalloc(sizeof(*user), GFP_KERNEL);
+	unsigned int order;
 
 	if (!user)
 		return -ENOMEM;
 	spin_lock_init(&user->lock);
-	INIT_LIST_HEAD(&user->pages);
+	for (order = 0; order < PCPCACHE_NR_ORDERS; order++)
+		INIT_LIST_HEAD(&user->pages[order]);
 	file->private_data = user;
 	return 0;
 }
 
-static void free_list(struct list_head *pages, bool cold)
+static void free_list(struct list_head *pages, unsigned int order, bool cold)
 {
 	struct page *page, *next;
 
 	list_for_each_entry_safe(page, next, pages, lru) {
 		list_del(&page->lru);
-		pcpcache_free_page(page, cold);
+		pcpcache_free_pages(page, order, cold);
 		cond_resched();
 	}
 }
@@ -147,26 +153,40 @@ static void free_list(struct list_head *pages, bool cold)
 static int user_release(struct inode *inode, struct file *file)
 {
 	struct pcpcache_user *user = file->private_data;
+	unsigned int order;
 
 	/* the last reference is gone: no ioctl can be running */
-	free_list(&user->pages, false);
+	for (order = 0; order < PCPCACHE_NR_ORDERS; order++)
+		free_list(&user->pages[order], order, false);
 	atomic_long_sub(user->nr_pages, &pcpcache_user_total);
 	kfree(user);
 	return 0;
 }
 
+/* The order a request's flags name; PCPCACHE_NR_ORDERS when none valid. */
+static unsigned int flags_order(__u32 flags)
+{
+	unsigned int order = (flags & PCPCACHE_ORDER_MASK) >> PCPCACHE_ORDER_SHIFT;
+
+	if (order > PCPCACHE_MAX_ORDER || order >= PCPCACHE_NR_ORDERS)
+		return PCPCACHE_NR_ORDERS;
+	return order;
+}
+
 /*
- * Allocate up to req->count pages; a signal stops it early. Return: 0 when
- * any page was allocated, -EINTR when a signal came first, else -ENOMEM.
+ * Allocate up to req->count blocks; a signal stops it early. Return: 0
+ * when any block was allocated, -EINTR when a signal came first, else
+ * -ENOMEM.
  */
-static int user_alloc(struct pcpcache_user *user, struct pcpcache_pages *req)
+static int user_alloc(struct pcpcache_user *user, struct pcpcache_pages *req,
+		      unsigned int order)
 {
 	bool cold = req->flags & PCPCACHE_COLD;
 	struct page *page;
 	LIST_HEAD(pages);
 	int err;
 
-	err = reserve(user, req->count);
+	err = reserve(user, (unsigned long)req->count << order);
 	if (err)
 		return err;
 
@@ -175,7 +195,7 @@ static int user_alloc(struct pcpcache_user *user, struct pcpcache_pages *req)
 			err = -EINTR;
 			break;
 		}
-		page = pcpcache_alloc_page(PCPCACHE_USER_GFP, cold);
+		page = pcpcache_alloc_pages(PCPCACHE_USER_GFP, order, cold);
 		if (!page) {
 			err = -ENOMEM;
 			break;
@@ -186,53 +206,56 @@ static int user_alloc(struct pcpcache_user *user, struct pcpcache_pages *req)
 			req->remote++;
 		cond_resched();
 	}
-	req->held = settle(user, req->count, &pages, req->done);
+	req->held = settle(user, order, req->count, &pages, req->done);
 	return req->done ? 0 : err;
 }
 
-/* Take up to @nr of the newest pages off @user's list onto @pages. */
-static unsigned int take_pages(struct pcpcache_user *user, unsigned int nr,
-			       struct list_head *pages)
+/* Take up to @nr of the newest blocks of @order off @user onto @pages. */
+static unsigned int take_pages(struct pcpcache_user *user, unsigned int order,
+			       unsigned int nr, struct list_head *pages)
 {
-	struct list_head *last;
+	struct list_head *head = &user->pages[order], *last;
 	unsigned int i;
 
 	spin_lock(&user->lock);
-	last = &user->pages;
-	for (i = 0; i < nr && last->next != &user->pages; i++)
+	last = head;
+	for (i = 0; i < nr && last->next != head; i++)
 		last = last->next;
-	list_cut_position(pages, &user->pages, last);
+	list_cut_position(pages, head, last);
 	spin_unlock(&user->lock);
 	return i;
 }
 
 /*
- * Free req->count pages, the newest: the ones most likely still in this
- * CPU's cache. They are claimed at once, then taken off the list a chunk
- * at a time, so that the file's lock is never held for long.
+ * Free req->count blocks of @order, the newest: the ones most likely still
+ * in this CPU's cache. They are claimed at once, then taken off the list a
+ * chunk at a time, so that the file's lock is never held for long.
  */
-static int user_free(struct pcpcache_user *user, struct pcpcache_pages *req)
+static int user_free(struct pcpcache_user *user, struct pcpcache_pages *req,
+		     unsigned int order)
 {
 	bool cold = req->flags & PCPCACHE_COLD;
 	unsigned int left = req->count, nr;
 	LIST_HEAD(pages);
 
 	spin_lock(&user->lock);
-	if (req->count > user->nr_pages) {
+	if (req->count > user->nr[order]) {
 		spin_unlock(&user->lock);
 		return -EINVAL;
 	}
-	user->nr_pages -= req->count;
+	user->nr[order] -= req->count;
+	user->nr_pages -= (unsigned long)req->count << order;
 	req->held = user->nr_pages;
 	spin_unlock(&user->lock);
 
 	while (left) {
-		nr = take_pages(user, min_t(unsigned int, left, PCPCACHE_USER_CHUNK),
+		nr = take_pages(user, order,
+				min_t(unsigned int, left, PCPCACHE_USER_CHUNK),
 				&pages);
-		free_list(&pages, cold);
+		free_list(&pages, order, cold);
 		left -= nr;
 	}
-	atomic_long_sub(req->count, &pcpcache_user_total);
+	atomic_long_sub((unsigned long)req->count << order, &pcpcache_user_total);
 	req->done = req->count;
 	return 0;
 }
@@ -241,11 +264,14 @@ static long user_pages_ioctl(struct pcpcache_user *user, unsigned int cmd,
 			     void __user *argp)
 {
 	struct pcpcache_pages req;
+	unsigned int order;
 	int err;
 
 	if (copy_from_user(&req, argp, sizeof(req)))
 		return -EFAULT;
-	if (!req.count || req.flags & ~PCPCACHE_COLD)
+	order = flags_order(req.flags);
+	if (!req.count || order == PCPCACHE_NR_ORDERS ||
+	    req.flags & ~(PCPCACHE_COLD | PCPCACHE_ORDER_MASK))
 		return -EINVAL;
 	req.cpu = raw_smp_processor_id();
 	req.done = 0;
@@ -253,38 +279,40 @@ static long user_pages_ioctl(struct pcpcache_user *user, unsigned int cmd,
 	req.pad = 0;
 
 	if (cmd == PCPCACHE_IOC_ALLOC)
-		err = user_alloc(user, &req);
+		err = user_alloc(user, &req, order);
 	else
-		err = user_free(user, &req);
+		err = user_free(user, &req, order);
 	if (err)
 		return err;
 	return copy_to_user(argp, &req, sizeof(req)) ? -EFAULT : 0;
 }
 
 /*
- * One round: allocate @req->batch pages, touch them if asked, free them. A
+ * One round: allocate @req->batch blocks, touch them if asked, free them. A
  * signal cuts the round short; what was allocated is freed all the same.
  */
-static void cycle_once(struct pcpcache_cycle *req, unsigned int round)
+static void cycle_once(struct pcpcache_cycle *req, unsigned int order,
+		       unsigned int round)
 {
 	bool cold_free = req->flags & PCPCACHE_CYCLE_COLD_FREE;
 	bool cold = req->flags & PCPCACHE_CYCLE_COLD_ALLOC;
-	unsigned int i, nr = 0;
+	unsigned int i, j, nr = 0;
 	struct page *page;
 	LIST_HEAD(pages);
 
 	for (i = 0; i < req->batch && !signal_pending(current); i++) {
-		page = pcpcache_alloc_page(PCPCACHE_USER_GFP, cold);
+		page = pcpcache_alloc_pages(PCPCACHE_USER_GFP, order, cold);
 		if (!page) {
 			req->failures++;
 			continue;
 		}
 		if (req->flags & PCPCACHE_CYCLE_TOUCH)
-			memset(page_address(page), round, PAGE_SIZE);
+			for (j = 0; j < 1U << order; j++)
+				memset(page_address(page + j), round, PAGE_SIZE);
 		list_add(&page->lru, &pages);
 		nr++;
 	}
-	free_list(&pages, cold_free);
+	free_list(&pages, order, cold_free);
 	req->allocs += nr;
 	req->frees += nr;
 }
@@ -292,17 +320,19 @@ static void cycle_once(struct pcpcache_cycle *req, unsigned int round)
 static long user_cycle_ioctl(struct pcpcache_user *user, void __user *argp)
 {
 	struct pcpcache_cycle req;
-	unsigned int round;
+	unsigned int round, order;
 	int err;
 
 	if (copy_from_user(&req, argp, sizeof(req)))
 		return -EFAULT;
+	order = flags_order(req.flags);
 	if (!req.cycles || req.cycles > PCPCACHE_MAX_CYCLES || !req.batch ||
+	    order == PCPCACHE_NR_ORDERS ||
 	    req.flags & ~(PCPCACHE_CYCLE_COLD_ALLOC | PCPCACHE_CYCLE_COLD_FREE |
-			  PCPCACHE_CYCLE_TOUCH) || req.pad)
+			  PCPCACHE_CYCLE_TOUCH | PCPCACHE_ORDER_MASK) || req.pad)
 		return -EINVAL;
 
-	err = reserve(user, req.batch);
+	err = reserve(user, (unsigned long)req.batch << order);
 	if (err)
 		return err;
 
@@ -314,11 +344,11 @@ static long user_cycle_ioctl(struct pcpcache_user *user, void __user *argp)
 	for (round = 0; round < req.cycles; round++) {
 		if (signal_pending(current))
 			break;
-		cycle_once(&req, round);
+		cycle_once(&req, order, round);
 		cond_resched();
 	}
-	unreserve(user, req.batch);
-	/* a signal before any page was allocated: nothing was done */
+	unreserve(user, (unsigned long)req.batch << order);
+	/* a signal before any block was allocated: nothing was done */
 	if (!req.allocs && signal_pending(current))
 		return -EINTR;
 	return copy_to_user(argp, &req, sizeof(req)) ? -EFAULT : 0;

@@ -52,4 +52,32 @@ struct page *pcpcache_alloc_page(gfp_t gfp, bool cold);
  */
 void pcpcache_free_page(struct page *page, bool cold);
 
+/* Orders 0 to 3 are cached, as the kernel's per-CPU lists do since 5.13. */
+#define PCPCACHE_MAX_CACHED_ORDER	3
+
+/**
+ * pcpcache_alloc_pages - allocate a block of 2^@order pages
+ * @gfp: as for pcpcache_alloc_page()
+ * @order: as for alloc_pages(); orders above PCPCACHE_MAX_CACHED_ORDER
+ *	   come from the buddy allocator
+ * @cold: as for pcpcache_alloc_page()
+ *
+ * The block is not a compound page: free it with pcpcache_free_pages() of
+ * the same order, or __free_pages().
+ *
+ * Return: the block's first page, or NULL when none could be had.
+ */
+struct page *pcpcache_alloc_pages(gfp_t gfp, unsigned int order, bool cold);
+
+/**
+ * pcpcache_free_pages - free a block of 2^@order pages into this CPU's magazine
+ * @page: its first page: from pcpcache_alloc_pages() or alloc_pages() of
+ *	  @order, without __GFP_COMP
+ * @order: its order
+ * @cold: as for pcpcache_free_page()
+ *
+ * As pcpcache_free_page(), for a block.
+ */
+void pcpcache_free_pages(struct page *page, unsigned int order, bool cold);
+
 #endif /* _LINUX_PCPCACHE_H */

@@ -39,8 +39,10 @@ static int list_len(struct list_head *head)
 	return n;
 }
 
-/* The ids of a list of the fixture's magazine, or of any list, as "1 2 3". */
-#define MAG_IDS(n)	LIST_IDS(&self->mag.lists[n].pages)
+/* The ids of an order-0 list of the fixture's magazine, or of any list. */
+#define MAG_IDS(n)	ORDER_IDS(n, 0)
+#define ORDER_IDS(n, o)	LIST_IDS(&self->mag.lists[n].pages[o])
+#define CUT_IDS(o)	LIST_IDS(&self->cut.pages[o])
 #define LIST_IDS(head)	ids(head, self->buf, sizeof(self->buf))
 
 /* Write the ids of @head into @buf as "1 2 3". */
@@ -59,7 +61,7 @@ static const char *ids(struct list_head *head, char *buf, size_t size)
 FIXTURE(mag) {
 	struct pcpcache_mag mag;
 	struct tpage pages[NR_PAGES];
-	struct list_head out;
+	struct pcpcache_cut cut;
 	char buf[512];
 };
 
@@ -70,59 +72,85 @@ FIXTURE_SETUP(mag)
 	mag_init(&self->mag, &defaults);
 	for (i = 0; i < NR_PAGES; i++)
 		self->pages[i].id = i;
-	INIT_LIST_HEAD(&self->out);
+	mag_cut_init(&self->cut);
 }
 
 FIXTURE_TEARDOWN(mag)
 {
 }
 
-/* Put pages [from, to) without trimming. */
-static void put_range(struct pcpcache_mag *mag, struct tpage *pages, int from,
-		      int to, bool cold)
+/* Put blocks [from, to) of @order without trimming. */
+static void put_blocks(struct pcpcache_mag *mag, struct tpage *pages, int from,
+		       int to, unsigned int order, bool cold)
 {
 	int i;
 
 	for (i = from; i < to; i++)
-		mag_put(mag, &pages[i].lru, cold);
+		mag_put(mag, &pages[i].lru, order, cold);
+}
+
+static void put_range(struct pcpcache_mag *mag, struct tpage *pages, int from,
+		      int to, bool cold)
+{
+	put_blocks(mag, pages, from, to, 0, cold);
 }
 
 /*
- * Reconfigure, then trim to the new highs in steps of at most @step pages,
- * as the module does with the lock dropped between steps. Return: the
- * pages moved to @out, or -1 when a step moved more than @step.
+ * Reconfigure, then trim to the new highs in steps of at most @step blocks,
+ * as the module does with the lock dropped between steps. Return: the base
+ * pages moved to @cut.
  */
 static int reconfigure(struct pcpcache_mag *mag,
-		       const struct pcpcache_config *cfg, struct list_head *out,
-		       unsigned int step)
+		       const struct pcpcache_config *cfg,
+		       struct pcpcache_cut *cut, unsigned int step)
 {
-	unsigned int nr = mag_reconfigure(mag, cfg, out), moved;
+	unsigned int nr = mag_reconfigure(mag, cfg, cut), moved;
 
 	do {
-		moved = mag_trim_excess(mag, out, step);
-		if (moved > step)
-			return -1;
+		moved = mag_trim_excess(mag, cut, step);
 		nr += moved;
-	} while (moved == step);
+	} while (moved);
 	return nr;
 }
 
-/* Every page is in exactly one of the magazine and @out, none twice. */
-static bool conserved(struct pcpcache_mag *mag, struct list_head *out,
-		      int nr)
+/*
+ * Every block is in exactly one of the magazine and @cut, none twice; the
+ * counts agree with the lists; @order_of gives each id's order.
+ */
+static bool conserved(struct pcpcache_mag *mag, struct pcpcache_cut *cut,
+		      int nr, const unsigned int *order_of)
 {
+	unsigned int order, base = 0, cut_base = 0;
 	int seen[NR_PAGES] = { 0 };
 	struct tpage *p;
 	int i, total = 0;
 
 	for (i = 0; i < PCPCACHE_NR_LISTS; i++) {
-		if ((int)mag->lists[i].count != list_len(&mag->lists[i].pages))
+		struct pcpcache_list *list = &mag->lists[i];
+		unsigned int count = 0;
+
+		for (order = 0; order < PCPCACHE_NR_ORDERS; order++) {
+			if ((int)list->nr[order] != list_len(&list->pages[order]))
+				return false;
+			list_for_each_entry(p, &list->pages[order], lru) {
+				if ((order_of ? order_of[p->id] : 0) != order)
+					return false;
+				seen[p->id]++, total++;
+			}
+			count += list->nr[order] << order;
+		}
+		if (count != list->count)
 			return false;
-		list_for_each_entry(p, &mag->lists[i].pages, lru)
-			seen[p->id]++, total++;
+		base += count;
 	}
-	list_for_each_entry(p, out, lru)
-		seen[p->id]++, total++;
+	for (order = 0; order < PCPCACHE_NR_ORDERS; order++) {
+		list_for_each_entry(p, &cut->pages[order], lru) {
+			seen[p->id]++, total++;
+			cut_base += 1U << order;
+		}
+	}
+	if (cut_base != cut->count || base != mag_count(mag))
+		return false;
 	for (i = 0; i < nr; i++)
 		if (seen[i] != 1)
 			return false;
@@ -133,8 +161,8 @@ TEST_F(mag, single_hot_is_lifo)
 {
 	put_range(&self->mag, self->pages, 0, 3, false);
 	EXPECT_STREQ("2 1 0", MAG_IDS(0));
-	EXPECT_EQ(2, id_of(mag_take(&self->mag, false)));
-	EXPECT_EQ(1, id_of(mag_take(&self->mag, false)));
+	EXPECT_EQ(2, id_of(mag_take(&self->mag, 0, false)));
+	EXPECT_EQ(1, id_of(mag_take(&self->mag, 0, false)));
 	EXPECT_EQ(1U, self->mag.lists[PCPCACHE_LIST_HOT].count);
 }
 
@@ -144,8 +172,8 @@ TEST_F(mag, single_cold_goes_to_tail)
 	put_range(&self->mag, self->pages, 2, 4, true);
 	EXPECT_STREQ("1 0 2 3", MAG_IDS(0));
 	/* cold takes the coldest, hot the hottest */
-	EXPECT_EQ(3, id_of(mag_take(&self->mag, true)));
-	EXPECT_EQ(1, id_of(mag_take(&self->mag, false)));
+	EXPECT_EQ(3, id_of(mag_take(&self->mag, 0, true)));
+	EXPECT_EQ(1, id_of(mag_take(&self->mag, 0, false)));
 	EXPECT_EQ(0U, self->mag.lists[PCPCACHE_LIST_COLD].count);
 }
 
@@ -154,14 +182,14 @@ TEST_F(mag, split_lists_are_separate)
 	struct pcpcache_config cfg = defaults;
 
 	cfg.mode = PCPCACHE_MODE_SPLIT;
-	ASSERT_EQ(0U, mag_reconfigure(&self->mag, &cfg, &self->out));
+	ASSERT_EQ(0U, mag_reconfigure(&self->mag, &cfg, &self->cut));
 	put_range(&self->mag, self->pages, 0, 2, false);
 	put_range(&self->mag, self->pages, 2, 4, true);
 	EXPECT_EQ(2U, self->mag.lists[PCPCACHE_LIST_HOT].count);
 	EXPECT_EQ(2U, self->mag.lists[PCPCACHE_LIST_COLD].count);
 	/* each list is LIFO on its own */
-	EXPECT_EQ(3, id_of(mag_take(&self->mag, true)));
-	EXPECT_EQ(1, id_of(mag_take(&self->mag, false)));
+	EXPECT_EQ(3, id_of(mag_take(&self->mag, 0, true)));
+	EXPECT_EQ(1, id_of(mag_take(&self->mag, 0, false)));
 }
 
 /* A cold request with an empty cold list is a miss, even with hot pages. */
@@ -170,18 +198,18 @@ TEST_F(mag, split_cold_miss_never_takes_hot)
 	struct pcpcache_config cfg = defaults;
 
 	cfg.mode = PCPCACHE_MODE_SPLIT;
-	mag_reconfigure(&self->mag, &cfg, &self->out);
+	mag_reconfigure(&self->mag, &cfg, &self->cut);
 	put_range(&self->mag, self->pages, 0, 3, false);
-	EXPECT_EQ(NULL, mag_take(&self->mag, true));
+	EXPECT_EQ(NULL, mag_take(&self->mag, 0, true));
 	EXPECT_EQ(3U, self->mag.lists[PCPCACHE_LIST_HOT].count);
 	put_range(&self->mag, self->pages, 3, 4, true);
 	put_range(&self->mag, self->pages, 4, 5, false);
-	mag_take(&self->mag, false);
-	mag_take(&self->mag, false);
-	mag_take(&self->mag, false);
-	mag_take(&self->mag, false);
-	EXPECT_EQ(NULL, mag_take(&self->mag, false));
-	EXPECT_EQ(3, id_of(mag_take(&self->mag, true)));
+	mag_take(&self->mag, 0, false);
+	mag_take(&self->mag, 0, false);
+	mag_take(&self->mag, 0, false);
+	mag_take(&self->mag, 0, false);
+	EXPECT_EQ(NULL, mag_take(&self->mag, 0, false));
+	EXPECT_EQ(3, id_of(mag_take(&self->mag, 0, true)));
 }
 
 TEST_F(mag, passthrough_caches_nothing)
@@ -189,11 +217,11 @@ TEST_F(mag, passthrough_caches_nothing)
 	struct pcpcache_config cfg = defaults;
 
 	cfg.mode = PCPCACHE_MODE_PASSTHROUGH;
-	mag_reconfigure(&self->mag, &cfg, &self->out);
+	mag_reconfigure(&self->mag, &cfg, &self->cut);
 	EXPECT_EQ(NULL, mag_list(&self->mag, false));
-	EXPECT_EQ(NULL, mag_put(&self->mag, &self->pages[0].lru, false));
-	EXPECT_EQ(NULL, mag_put(&self->mag, &self->pages[0].lru, true));
-	EXPECT_EQ(NULL, mag_take(&self->mag, false));
+	EXPECT_EQ(NULL, mag_put(&self->mag, &self->pages[0].lru, 0, false));
+	EXPECT_EQ(NULL, mag_put(&self->mag, &self->pages[0].lru, 2, true));
+	EXPECT_EQ(NULL, mag_take(&self->mag, 0, false));
 	EXPECT_EQ(0U, mag_count(&self->mag));
 }
 
@@ -203,13 +231,13 @@ TEST_F(mag, trim_drains_batch_from_cold_end)
 	struct pcpcache_list *list = &self->mag.lists[PCPCACHE_LIST_HOT];
 
 	put_range(&self->mag, self->pages, 0, 8, false);
-	EXPECT_EQ(0U, mag_trim(list, &self->out));
+	EXPECT_EQ(0U, mag_trim(list, 0, &self->cut));
 	put_range(&self->mag, self->pages, 8, 9, false);
-	EXPECT_EQ(4U, mag_trim(list, &self->out));
-	EXPECT_STREQ("3 2 1 0", LIST_IDS(&self->out));
-	EXPECT_STREQ("8 7 6 5 4", LIST_IDS(&list->pages));
+	EXPECT_EQ(4U, mag_trim(list, 0, &self->cut));
+	EXPECT_STREQ("3 2 1 0", CUT_IDS(0));
+	EXPECT_STREQ("8 7 6 5 4", LIST_IDS(&list->pages[0]));
 	EXPECT_EQ(5U, list->count);
-	EXPECT_TRUE(conserved(&self->mag, &self->out, 9));
+	EXPECT_TRUE(conserved(&self->mag, &self->cut, 9, NULL));
 }
 
 TEST_F(mag, refill_goes_behind_freed_pages)
@@ -220,9 +248,9 @@ TEST_F(mag, refill_goes_behind_freed_pages)
 	put_range(&self->mag, self->pages, 0, 1, false);
 	list_add_tail(&self->pages[1].lru, &fresh);
 	list_add_tail(&self->pages[2].lru, &fresh);
-	mag_add_refill(list, &fresh, 2);
+	mag_add_refill(list, 0, &fresh, 2);
 	EXPECT_TRUE(list_empty(&fresh));
-	EXPECT_STREQ("0 1 2", LIST_IDS(&list->pages));
+	EXPECT_STREQ("0 1 2", LIST_IDS(&list->pages[0]));
 	EXPECT_EQ(3U, list->count);
 }
 
@@ -231,14 +259,17 @@ TEST_F(mag, leaving_split_appends_cold_list)
 	struct pcpcache_config cfg = defaults;
 
 	cfg.mode = PCPCACHE_MODE_SPLIT;
-	mag_reconfigure(&self->mag, &cfg, &self->out);
+	mag_reconfigure(&self->mag, &cfg, &self->cut);
 	put_range(&self->mag, self->pages, 0, 2, false);
 	put_range(&self->mag, self->pages, 2, 4, true);
+	put_blocks(&self->mag, self->pages, 4, 5, 1, true);
 	cfg.mode = PCPCACHE_MODE_SINGLE;
-	EXPECT_EQ(0U, mag_reconfigure(&self->mag, &cfg, &self->out));
+	EXPECT_EQ(0U, mag_reconfigure(&self->mag, &cfg, &self->cut));
 	EXPECT_STREQ("1 0 3 2", MAG_IDS(0));
-	EXPECT_EQ(4U, self->mag.lists[PCPCACHE_LIST_HOT].count);
+	EXPECT_STREQ("4", ORDER_IDS(PCPCACHE_LIST_HOT, 1));
+	EXPECT_EQ(6U, self->mag.lists[PCPCACHE_LIST_HOT].count);
 	EXPECT_EQ(0U, self->mag.lists[PCPCACHE_LIST_COLD].count);
+	EXPECT_EQ(0U, self->mag.lists[PCPCACHE_LIST_COLD].nr[1]);
 }
 
 TEST_F(mag, entering_split_keeps_list_as_hot)
@@ -247,24 +278,26 @@ TEST_F(mag, entering_split_keeps_list_as_hot)
 
 	put_range(&self->mag, self->pages, 0, 3, false);
 	cfg.mode = PCPCACHE_MODE_SPLIT;
-	EXPECT_EQ(0U, mag_reconfigure(&self->mag, &cfg, &self->out));
+	EXPECT_EQ(0U, mag_reconfigure(&self->mag, &cfg, &self->cut));
 	EXPECT_EQ(3U, self->mag.lists[PCPCACHE_LIST_HOT].count);
-	EXPECT_EQ(NULL, mag_take(&self->mag, true));
-	EXPECT_EQ(2, id_of(mag_take(&self->mag, false)));
+	EXPECT_EQ(NULL, mag_take(&self->mag, 0, true));
+	EXPECT_EQ(2, id_of(mag_take(&self->mag, 0, false)));
 }
 
 TEST_F(mag, passthrough_gives_everything_back)
 {
+	static const unsigned int order_of[8] = { 0, 0, 0, 0, 0, 3, 3, 2 };
 	struct pcpcache_config cfg = defaults;
 
 	cfg.mode = PCPCACHE_MODE_SPLIT;
-	mag_reconfigure(&self->mag, &cfg, &self->out);
+	mag_reconfigure(&self->mag, &cfg, &self->cut);
 	put_range(&self->mag, self->pages, 0, 5, false);
-	put_range(&self->mag, self->pages, 5, 8, true);
+	put_blocks(&self->mag, self->pages, 5, 7, 3, true);
+	put_blocks(&self->mag, self->pages, 7, 8, 2, false);
 	cfg.mode = PCPCACHE_MODE_PASSTHROUGH;
-	EXPECT_EQ(8U, mag_reconfigure(&self->mag, &cfg, &self->out));
+	EXPECT_EQ(5U + 16 + 4, mag_reconfigure(&self->mag, &cfg, &self->cut));
 	EXPECT_EQ(0U, mag_count(&self->mag));
-	EXPECT_TRUE(conserved(&self->mag, &self->out, 8));
+	EXPECT_TRUE(conserved(&self->mag, &self->cut, 8, order_of));
 }
 
 /*
@@ -289,10 +322,10 @@ TEST_F(mag, shrinking_high_cuts_the_cold_end)
 
 				cfg.high = NR_PAGES;
 				mag_init(&self->mag, &cfg);
-				INIT_LIST_HEAD(&self->out);
+				mag_cut_init(&self->cut);
 				put_range(&self->mag, self->pages, 0, count, false);
 				cfg.high = high;
-				EXPECT_EQ(cut, reconfigure(&self->mag, &cfg, &self->out,
+				EXPECT_EQ(cut, reconfigure(&self->mag, &cfg, &self->cut,
 							   steps[s]));
 				/* put at the head, so the coldest is page 0 */
 				for (i = cut - 1; i >= 0; i--)
@@ -302,9 +335,9 @@ TEST_F(mag, shrinking_high_cuts_the_cold_end)
 					kpos += snprintf(kept + kpos, sizeof(kept) - kpos,
 							 "%s%d", kpos ? " " : "", i);
 				if (steps[s] >= (unsigned int)cut)
-					EXPECT_STREQ(want, LIST_IDS(&self->out));
+					EXPECT_STREQ(want, CUT_IDS(0));
 				EXPECT_STREQ(kept, MAG_IDS(PCPCACHE_LIST_HOT));
-				EXPECT_TRUE(conserved(&self->mag, &self->out, count));
+				EXPECT_TRUE(conserved(&self->mag, &self->cut, count, NULL));
 			}
 		}
 	}
@@ -318,17 +351,17 @@ TEST_F(mag, reconfigure_alone_keeps_the_surplus)
 	put_range(&self->mag, self->pages, 0, 8, false);
 	cfg.high = 2;
 	cfg.batch = 1;
-	EXPECT_EQ(0U, mag_reconfigure(&self->mag, &cfg, &self->out));
+	EXPECT_EQ(0U, mag_reconfigure(&self->mag, &cfg, &self->cut));
 	EXPECT_EQ(8U, self->mag.lists[PCPCACHE_LIST_HOT].count);
 	EXPECT_EQ(2U, self->mag.lists[PCPCACHE_LIST_HOT].high);
-	EXPECT_EQ(4U, mag_trim_excess(&self->mag, &self->out, 4));
-	EXPECT_EQ(2U, mag_trim_excess(&self->mag, &self->out, 4));
-	EXPECT_EQ(0U, mag_trim_excess(&self->mag, &self->out, 4));
+	EXPECT_EQ(4U, mag_trim_excess(&self->mag, &self->cut, 4));
+	EXPECT_EQ(2U, mag_trim_excess(&self->mag, &self->cut, 4));
+	EXPECT_EQ(0U, mag_trim_excess(&self->mag, &self->cut, 4));
 	EXPECT_STREQ("7 6", MAG_IDS(PCPCACHE_LIST_HOT));
-	EXPECT_TRUE(conserved(&self->mag, &self->out, 8));
+	EXPECT_TRUE(conserved(&self->mag, &self->cut, 8, NULL));
 }
 
-/* Both lists over their highs: one step never moves more than asked. */
+/* Both lists over their highs: each step moves at most step blocks each. */
 TEST_F(mag, trim_excess_spans_both_lists)
 {
 	struct pcpcache_config cfg = defaults;
@@ -336,36 +369,37 @@ TEST_F(mag, trim_excess_spans_both_lists)
 	cfg.mode = PCPCACHE_MODE_SPLIT;
 	cfg.high = 16;
 	cfg.cold_high = 16;
-	mag_reconfigure(&self->mag, &cfg, &self->out);
+	mag_reconfigure(&self->mag, &cfg, &self->cut);
 	put_range(&self->mag, self->pages, 0, 10, false);
 	put_range(&self->mag, self->pages, 10, 20, true);
 	cfg.high = 4;
 	cfg.cold_high = 4;
 	cfg.batch = 1;
 	cfg.cold_batch = 1;
-	EXPECT_EQ(0U, mag_reconfigure(&self->mag, &cfg, &self->out));
-	EXPECT_EQ(5U, mag_trim_excess(&self->mag, &self->out, 5));
-	EXPECT_EQ(5U, mag_trim_excess(&self->mag, &self->out, 5));
-	EXPECT_EQ(2U, mag_trim_excess(&self->mag, &self->out, 5));
-	EXPECT_EQ(0U, mag_trim_excess(&self->mag, &self->out, 5));
+	EXPECT_EQ(0U, mag_reconfigure(&self->mag, &cfg, &self->cut));
+	EXPECT_EQ(10U, mag_trim_excess(&self->mag, &self->cut, 5));
+	EXPECT_EQ(2U, mag_trim_excess(&self->mag, &self->cut, 5));
+	EXPECT_EQ(0U, mag_trim_excess(&self->mag, &self->cut, 5));
 	EXPECT_EQ(4U, self->mag.lists[PCPCACHE_LIST_HOT].count);
 	EXPECT_EQ(4U, self->mag.lists[PCPCACHE_LIST_COLD].count);
-	EXPECT_TRUE(conserved(&self->mag, &self->out, 20));
+	EXPECT_TRUE(conserved(&self->mag, &self->cut, 20, NULL));
 }
 
 TEST_F(mag, drain_empties_both_lists)
 {
+	static const unsigned int order_of[8] = { 0, 0, 0, 0, 0, 0, 1, 1 };
 	struct pcpcache_config cfg = defaults;
 
 	cfg.mode = PCPCACHE_MODE_SPLIT;
-	mag_reconfigure(&self->mag, &cfg, &self->out);
+	mag_reconfigure(&self->mag, &cfg, &self->cut);
 	put_range(&self->mag, self->pages, 0, 3, false);
 	put_range(&self->mag, self->pages, 3, 6, true);
-	EXPECT_EQ(6U, mag_drain(&self->mag, &self->out));
+	put_blocks(&self->mag, self->pages, 6, 8, 1, true);
+	EXPECT_EQ(10U, mag_drain(&self->mag, &self->cut));
 	EXPECT_EQ(0U, mag_count(&self->mag));
 	EXPECT_EQ(PCPCACHE_MODE_SPLIT, self->mag.mode);
-	EXPECT_TRUE(conserved(&self->mag, &self->out, 6));
-	EXPECT_EQ(0U, mag_drain(&self->mag, &self->out));
+	EXPECT_TRUE(conserved(&self->mag, &self->cut, 8, order_of));
+	EXPECT_EQ(0U, mag_drain(&self->mag, &self->cut));
 }
 
 /* Memory pressure takes the cold list first, then the (hot) list's tail. */
@@ -374,16 +408,98 @@ TEST_F(mag, shrink_takes_coldest_first)
 	struct pcpcache_config cfg = defaults;
 
 	cfg.mode = PCPCACHE_MODE_SPLIT;
-	mag_reconfigure(&self->mag, &cfg, &self->out);
+	mag_reconfigure(&self->mag, &cfg, &self->cut);
 	put_range(&self->mag, self->pages, 0, 4, false);
 	put_range(&self->mag, self->pages, 4, 7, true);
-	EXPECT_EQ(5U, mag_shrink(&self->mag, 5, &self->out));
-	EXPECT_STREQ("6 5 4 1 0", LIST_IDS(&self->out));
+	EXPECT_EQ(5U, mag_shrink(&self->mag, 5, &self->cut));
+	EXPECT_STREQ("6 5 4 1 0", CUT_IDS(0));
 	EXPECT_STREQ("3 2", MAG_IDS(PCPCACHE_LIST_HOT));
-	EXPECT_EQ(2U, mag_shrink(&self->mag, 100, &self->out));
-	EXPECT_EQ(0U, mag_shrink(&self->mag, 100, &self->out));
+	EXPECT_EQ(2U, mag_shrink(&self->mag, 100, &self->cut));
+	EXPECT_EQ(0U, mag_shrink(&self->mag, 100, &self->cut));
 	EXPECT_EQ(0U, mag_count(&self->mag));
-	EXPECT_TRUE(conserved(&self->mag, &self->out, 7));
+	EXPECT_TRUE(conserved(&self->mag, &self->cut, 7, NULL));
+}
+
+/* Each order has its own lists; counts and limits are in base pages. */
+TEST_F(mag, orders_are_separate_lists)
+{
+	static const unsigned int order_of[6] = { 0, 0, 1, 1, 3, 3 };
+	struct pcpcache_list *list = &self->mag.lists[PCPCACHE_LIST_HOT];
+
+	put_blocks(&self->mag, self->pages, 0, 2, 0, false);
+	put_blocks(&self->mag, self->pages, 2, 4, 1, false);
+	put_blocks(&self->mag, self->pages, 4, 6, 3, false);
+	EXPECT_EQ(2U + 4 + 16, list->count);
+	EXPECT_EQ(2U, list->nr[1]);
+	EXPECT_EQ(NULL, mag_take(&self->mag, 2, false));
+	EXPECT_EQ(3, id_of(mag_take(&self->mag, 1, false)));
+	EXPECT_EQ(5, id_of(mag_take(&self->mag, 3, false)));
+	EXPECT_EQ(1, id_of(mag_take(&self->mag, 0, false)));
+	EXPECT_EQ(1U + 2 + 8, list->count);
+	EXPECT_TRUE(mag_over_high(list));
+	mag_put(&self->mag, &self->pages[1].lru, 0, false);
+	mag_put(&self->mag, &self->pages[3].lru, 1, false);
+	mag_put(&self->mag, &self->pages[5].lru, 3, false);
+	EXPECT_TRUE(conserved(&self->mag, &self->cut, 6, order_of));
+}
+
+/*
+ * Over high, a free of order 1 drains batch base pages from order 1's cold
+ * end first, then from the next orders in turn, whole blocks.
+ */
+TEST_F(mag, trim_starts_at_the_freed_order)
+{
+	static const unsigned int order_of[9] = { 0, 0, 0, 1, 1, 2, 2, 0, 1 };
+	struct pcpcache_list *list = &self->mag.lists[PCPCACHE_LIST_HOT];
+
+	put_blocks(&self->mag, self->pages, 0, 3, 0, false);
+	put_blocks(&self->mag, self->pages, 3, 5, 1, false);
+	put_blocks(&self->mag, self->pages, 5, 7, 2, false);
+	/* 3 + 4 + 8 = 15 > high 8; batch 4 */
+	EXPECT_EQ(4U, mag_trim(list, 1, &self->cut));
+	EXPECT_STREQ("4 3", LIST_IDS(&self->cut.pages[1]));
+	EXPECT_EQ(0U, list->nr[1]);
+	/* from order 2 next: one block of 4 */
+	EXPECT_EQ(4U, mag_trim(list, 1, &self->cut));
+	EXPECT_STREQ("5", LIST_IDS(&self->cut.pages[2]));
+	EXPECT_EQ(7U, list->count);
+	EXPECT_EQ(0U, mag_trim(list, 1, &self->cut));
+	/* a block that straddles batch goes whole */
+	put_blocks(&self->mag, self->pages, 7, 8, 0, false);
+	put_blocks(&self->mag, self->pages, 8, 9, 1, false);
+	EXPECT_EQ(4U, mag_trim(list, 0, &self->cut));
+	EXPECT_TRUE(conserved(&self->mag, &self->cut, 9, order_of));
+}
+
+/* Lowered high and shrink cut the largest order first. */
+TEST_F(mag, cuts_take_the_largest_order_first)
+{
+	static const unsigned int order_of[6] = { 0, 0, 0, 0, 3, 2 };
+	struct pcpcache_config cfg = defaults;
+
+	cfg.high = 32;
+	mag_reconfigure(&self->mag, &cfg, &self->cut);
+	put_blocks(&self->mag, self->pages, 0, 4, 0, false);
+	put_blocks(&self->mag, self->pages, 4, 5, 3, false);
+	put_blocks(&self->mag, self->pages, 5, 6, 2, false);
+	/* 16 pages; to 10: the order-3 block, 8 pages */
+	cfg.high = 10;
+	EXPECT_EQ(8, reconfigure(&self->mag, &cfg, &self->cut, 64));
+	EXPECT_STREQ("4", LIST_IDS(&self->cut.pages[3]));
+	/* shrink 5: the order-2 block, then a page */
+	EXPECT_EQ(5U, mag_shrink(&self->mag, 5, &self->cut));
+	EXPECT_STREQ("5", LIST_IDS(&self->cut.pages[2]));
+	EXPECT_EQ(3U, mag_count(&self->mag));
+	EXPECT_TRUE(conserved(&self->mag, &self->cut, 6, order_of));
+}
+
+TEST(batch_scales_down_by_order)
+{
+	EXPECT_EQ(63U, mag_batch(63, 0));
+	EXPECT_EQ(31U, mag_batch(63, 1));
+	EXPECT_EQ(7U, mag_batch(63, 3));
+	EXPECT_EQ(1U, mag_batch(4, 3));
+	EXPECT_EQ(1U, mag_batch(1, 3));
 }
 
 TEST(config_rules)

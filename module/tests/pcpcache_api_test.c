@@ -6,9 +6,10 @@
  * and fails with -EIO if anything went wrong; the counts it leaves in its
  * read-only parameters tell the selftest every context was exercised.
  *
- * Every page is filled with a pattern before it is freed, so that an
- * allocation that must come back cleared (__GFP_ZERO, or any allocation
- * under init_on_alloc or init_on_free) and does not is caught.
+ * Blocks of orders 0 to 3 are taken, order 0 mostly. Every page is filled
+ * with a pattern before it is freed, so that an allocation that must come
+ * back cleared (__GFP_ZERO, or any allocation under init_on_alloc or
+ * init_on_free) and does not is caught.
  */
 #include <linux/cpu.h>
 #include <linux/delay.h>
@@ -48,9 +49,10 @@ module_param_cb(hardirq_pages, &counter_ops, &hardirq_pages, 0444);
 module_param_cb(failed_allocs, &counter_ops, &failed_allocs, 0444);
 module_param_cb(dirty_pages, &counter_ops, &dirty_pages, 0444);
 
-/* Pages one context holds; only that context touches it. */
+/* Blocks one context holds, and their orders; only that context touches it. */
 struct held {
 	struct page *pages[HELD_PER_CONTEXT];
+	unsigned int order[HELD_PER_CONTEXT];
 	unsigned int nr;
 };
 
@@ -65,31 +67,49 @@ struct api_cpu {
 static DEFINE_PER_CPU(struct api_cpu, api_cpus);
 static struct cpumask started;
 
-/* Take a few pages, check zeroing, give back the ones held from before. */
+/* Free what @held holds, filled with a pattern first. */
+static void give_back(struct held *held, bool cold)
+{
+	unsigned int i;
+
+	for (i = 0; i < held->nr; i++) {
+		memset(page_address(held->pages[i]), 0xa5,
+		       PAGE_SIZE << held->order[i]);
+		if (held->order[i])
+			pcpcache_free_pages(held->pages[i], held->order[i], cold);
+		else
+			pcpcache_free_page(held->pages[i], cold);
+	}
+	held->nr = 0;
+}
+
+/*
+ * Take a few blocks, order 0 mostly, up to 3 now and then; check zeroing;
+ * give back the ones held from before.
+ */
 static void exercise(struct held *held, gfp_t gfp, atomic_long_t *count)
 {
-	unsigned int i, nr = get_random_u32_below(HELD_PER_CONTEXT) + 1;
+	unsigned int i, order, nr = get_random_u32_below(HELD_PER_CONTEXT) + 1;
 	bool cold = get_random_u32_below(2);
 	struct page *page;
 
-	for (i = 0; i < held->nr; i++) {
-		memset(page_address(held->pages[i]), 0xa5, PAGE_SIZE);
-		pcpcache_free_page(held->pages[i], cold);
-	}
-	held->nr = 0;
-
+	give_back(held, cold);
 	for (i = 0; i < nr; i++) {
 		gfp_t this_gfp = gfp | (get_random_u32_below(2) ? __GFP_ZERO : 0);
 		bool must_be_clear = want_init_on_alloc(this_gfp) ||
 				     want_init_on_free();
 
-		page = pcpcache_alloc_page(this_gfp, cold);
+		order = get_random_u32_below(4) ? 0 : get_random_u32_below(4);
+		page = order ? pcpcache_alloc_pages(this_gfp, order, cold) :
+			       pcpcache_alloc_page(this_gfp, cold);
 		if (!page) {
 			atomic_long_inc(&failed_allocs);
 			continue;
 		}
-		if (must_be_clear && memchr_inv(page_address(page), 0, PAGE_SIZE))
+		if (must_be_clear &&
+		    memchr_inv(page_address(page), 0, PAGE_SIZE << order))
 			atomic_long_inc(&dirty_pages);
+		held->order[held->nr] = order;
 		held->pages[held->nr++] = page;
 	}
 	atomic_long_add(held->nr, count);
@@ -97,8 +117,7 @@ static void exercise(struct held *held, gfp_t gfp, atomic_long_t *count)
 
 static void release(struct held *held)
 {
-	while (held->nr)
-		pcpcache_free_page(held->pages[--held->nr], false);
+	give_back(held, false);
 }
 
 static enum hrtimer_restart hardirq_fn(struct hrtimer *t)

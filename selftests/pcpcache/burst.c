@@ -127,17 +127,76 @@ TEST_F(burst, cross_cpu_frees)
 		EXPECT_LE(0, sets[cpu].count);
 }
 
+/*
+ * Blocks of every order on every CPU: counted per order and in base pages,
+ * cached on their own lists (the order columns of pagesets add up to the
+ * counts), and given back whole.
+ */
+TEST_F(burst, every_order)
+{
+	static struct pcp_pageset sets[PCP_MAX_CPUS];
+	long long blocks = 0, pages = 0, hits = 0;
+	unsigned int order, round;
+	int cpu, nr = pcp_nr_cpus();
+	char name[32];
+	long base;
+
+	for (order = 0; order < PCP_NR_ORDERS; order++) {
+		for (cpu = 0; cpu < nr; cpu++) {
+			ASSERT_EQ(0, pcp_pin(cpu));
+			for (round = 0; round < 2; round++) {
+				ASSERT_EQ(0, pcp_alloc(self->fd, 40,
+						       PCPCACHE_ORDER(order), NULL));
+				ASSERT_EQ(0, pcp_free(self->fd, 40,
+						      PCPCACHE_ORDER(order), NULL));
+			}
+		}
+		ASSERT_BOOKS_BALANCE();
+		snprintf(name, sizeof(name), "order%u_free", order);
+		EXPECT_EQ(80LL * nr, pcp_stat(&self->st, name));
+		snprintf(name, sizeof(name), "order%u_hit", order);
+		hits += pcp_stat(&self->st, name);
+		blocks += 80LL * nr;
+		pages += (80LL * nr) << order;
+	}
+	EXPECT_EQ(pages, pcp_stat(&self->st, "alloc"));
+	EXPECT_EQ(pages, pcp_stat(&self->st, "free"));
+	if (variant->caches) {
+		EXPECT_LT(0, hits);
+	} else {
+		EXPECT_EQ(0, hits);
+	}
+
+	nr = pcp_read_pagesets(sets, PCP_MAX_CPUS);
+	ASSERT_LT(0, nr);
+	for (cpu = 0; cpu < nr; cpu++) {
+		for (base = 0, order = 0; order < PCP_NR_ORDERS; order++)
+			base += sets[cpu].order[order] << order;
+		EXPECT_EQ(sets[cpu].count + (sets[cpu].cold_count > 0 ?
+					     sets[cpu].cold_count : 0), base);
+	}
+	ASSERT_EQ(0, pcp_write("drain", "1"));
+	ASSERT_BOOKS_BALANCE();
+	EXPECT_EQ(0, pcp_stat(&self->st, "cached"));
+	TH_LOG("%lld blocks, %lld pages of orders 0 to 3; %lld hits", blocks,
+	       pages, hits);
+}
+
 /* Closing the file gives back everything it held. */
 TEST_F(burst, close_frees_held_pages)
 {
+	long long want = 0;
 	int cpu;
 
 	for (cpu = 0; cpu < pcp_nr_cpus(); cpu++) {
 		ASSERT_EQ(0, pcp_pin(cpu));
 		ASSERT_EQ(0, pcp_alloc(self->fd, BURST, cpu & 1, NULL));
+		/* and blocks of another order on each CPU */
+		ASSERT_EQ(0, pcp_alloc(self->fd, 10, PCPCACHE_ORDER(cpu % 4), NULL));
+		want += BURST + (10 << (cpu % 4));
 	}
 	ASSERT_BOOKS_BALANCE();
-	EXPECT_EQ(BURST * pcp_nr_cpus(), pcp_stat(&self->st, "held"));
+	EXPECT_EQ(want, pcp_stat(&self->st, "held"));
 	close(self->fd);
 	self->fd = -1;
 	ASSERT_BOOKS_BALANCE();

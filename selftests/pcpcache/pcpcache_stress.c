@@ -38,7 +38,8 @@ struct worker {
 	int cpu;
 	int fd;
 	unsigned int seed;
-	unsigned long long held;
+	unsigned long long held;		/* pages in @fd */
+	unsigned long long blocks[PCP_NR_ORDERS];	/* ... by order */
 };
 
 static void fail(struct stress *s, const char *fmt, ...)
@@ -75,6 +76,12 @@ static unsigned int pick_batch(unsigned int *seed)
 	return pick(seed, 0, 3) ? pick(seed, 1, 8) : pick(seed, 64, 512);
 }
 
+/* Order 0 mostly, as in the kernel; 1 to 3 a quarter of the time. */
+static unsigned int pick_order(unsigned int *seed)
+{
+	return pick(seed, 0, 3) ? 0 : pick(seed, 1, PCPCACHE_MAX_ORDER);
+}
+
 /* Errors the limits or memory pressure allow; anything else fails. */
 static bool tolerable(struct worker *w, int err, const char *what)
 {
@@ -87,37 +94,46 @@ static bool tolerable(struct worker *w, int err, const char *what)
 }
 
 static void worker_alloc(struct worker *w, int fd, unsigned int nr,
-			 unsigned int flags)
+			 unsigned int order, unsigned int flags)
 {
 	struct pcpcache_pages req;
-	int err = pcp_alloc(fd, nr, flags, &req);
+	int err = pcp_alloc(fd, nr, flags | PCPCACHE_ORDER(order), &req);
 
 	if (err) {
 		tolerable(w, err, "alloc");
 		return;
 	}
-	if (fd == w->fd)
+	if (fd == w->fd) {
 		w->held = req.held;
-	w->s->res->pages[w->idx] += req.done;
+		w->blocks[order] += req.done;
+	}
+	w->s->res->pages[w->idx] += (unsigned long long)req.done << order;
 }
 
 static void worker_free(struct worker *w, int fd, unsigned int nr,
-			unsigned int flags)
+			unsigned int order, unsigned int flags)
 {
 	struct pcpcache_pages req;
-	int err = pcp_free(fd, nr, flags, &req);
+	int err;
 
+	if (fd == w->fd && nr > w->blocks[order])
+		nr = w->blocks[order];
+	if (!nr)
+		return;
+	err = pcp_free(fd, nr, flags | PCPCACHE_ORDER(order), &req);
 	/* the shared file may have been emptied by another worker */
 	if (err == -EINVAL && fd == w->s->shared)
 		return;
 	if (err) {
-		fail(w->s, "cpu %d: free %u of %llu held: %s", w->cpu, nr,
-		     w->held, strerror(-err));
+		fail(w->s, "cpu %d: free %u blocks of order %u of %llu held: %s",
+		     w->cpu, nr, order, w->blocks[order], strerror(-err));
 		return;
 	}
-	if (fd == w->fd)
+	if (fd == w->fd) {
 		w->held = req.held;
-	w->s->res->pages[w->idx] += req.done;
+		w->blocks[order] -= req.done;
+	}
+	w->s->res->pages[w->idx] += (unsigned long long)req.done << order;
 }
 
 static void worker_cycle(struct worker *w)
@@ -125,7 +141,7 @@ static void worker_cycle(struct worker *w)
 	struct pcpcache_cycle req = {
 		.cycles = pick(&w->seed, 1, 16),
 		.batch = pick(&w->seed, 1, 64),
-		.flags = pick(&w->seed, 0, 7),
+		.flags = pick(&w->seed, 0, 7) | PCPCACHE_ORDER(pick_order(&w->seed)),
 	};
 
 	if (ioctl(w->fd, PCPCACHE_IOC_CYCLE, &req)) {
@@ -136,14 +152,15 @@ static void worker_cycle(struct worker *w)
 		fail(w->s, "cpu %d: cycle allocated %llu, freed %llu", w->cpu,
 		     (unsigned long long)req.allocs,
 		     (unsigned long long)req.frees);
-	w->s->res->pages[w->idx] += req.allocs + req.frees;
+	w->s->res->pages[w->idx] += (req.allocs + req.frees) <<
+		((req.flags & PCPCACHE_ORDER_MASK) >> PCPCACHE_ORDER_SHIFT);
 }
 
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct stress *s = w->s;
-	unsigned int nr, flags;
+	unsigned int nr, flags, order;
 	int err;
 
 	err = pcp_pin(w->cpu);
@@ -164,28 +181,28 @@ static void *worker_main(void *arg)
 		/* back home after the CPU went offline and came back */
 		if (sched_getcpu() != w->cpu)
 			pcp_pin(w->cpu);
+		order = pick_order(&w->seed);
 		nr = pick_batch(&w->seed);
 		flags = pick(&w->seed, 0, 1) ? PCPCACHE_COLD : 0;
 		switch (pick(&w->seed, 0, 9)) {
 		case 0 ... 2:
-			worker_alloc(w, w->fd, nr, flags);
+			worker_alloc(w, w->fd, nr, order, flags);
 			break;
 		case 3 ... 5:
-			if (w->held)
-				worker_free(w, w->fd, nr < w->held ? nr : w->held,
-					    flags);
+			worker_free(w, w->fd, nr, order, flags);
 			break;
 		case 6:
-			worker_alloc(w, s->shared, nr, flags);
+			worker_alloc(w, s->shared, nr, order, flags);
 			break;
 		case 7 ... 8:
-			worker_free(w, s->shared, nr, flags);
+			worker_free(w, s->shared, nr, order, flags);
 			break;
 		default:
 			worker_cycle(w);
 		}
 		if (w->held > WORKER_MAX_HELD)
-			worker_free(w, w->fd, w->held / 2, 0);
+			for (order = 0; order < PCP_NR_ORDERS; order++)
+				worker_free(w, w->fd, w->blocks[order] / 2, order, 0);
 		s->res->ioctls[w->idx]++;
 	}
 	/* closing the file frees what it holds, on this CPU */

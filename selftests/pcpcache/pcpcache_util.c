@@ -182,29 +182,67 @@ bool pcp_books_balance(const struct pcp_stats *st, char *why, size_t size)
 	return true;
 }
 
-/* Parse the pagesets file; the number of CPUs read, or -errno. */
+/* Where each column of the pagesets file goes, by the header's names. */
+static long *pageset_field(struct pcp_pageset *s, const char *name)
+{
+	static const char * const names[] = {
+		"count", "high", "batch", "cold_count", "cold_high",
+		"cold_batch", "order0", "order1", "order2", "order3",
+	};
+	long *fields[] = {
+		&s->count, &s->high, &s->batch, &s->cold_count, &s->cold_high,
+		&s->cold_batch, &s->order[0], &s->order[1], &s->order[2],
+		&s->order[3],
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return fields[i];
+	return NULL;
+}
+
+/*
+ * Parse the pagesets file, whose header names its columns ("cpu" first);
+ * the number of CPUs read, or -errno. Columns it does not have are -1.
+ */
 int pcp_read_pagesets(struct pcp_pageset *sets, int max)
 {
-	char line[256];
-	int nr = 0, n;
+	char line[512], cols[16][16], *tok, *save;
+	int nr = 0, ncols = 0, i;
 	FILE *f = fopen(PCP_DIR "/pagesets", "r");
 
 	if (!f)
 		return -errno;
-	if (!fgets(line, sizeof(line), f) || strncmp(line, "  cpu", 5)) {
+	if (!fgets(line, sizeof(line), f)) {
+		fclose(f);
+		return -EINVAL;
+	}
+	for (tok = strtok_r(line, " \n", &save); tok && ncols < 16;
+	     tok = strtok_r(NULL, " \n", &save))
+		snprintf(cols[ncols++], sizeof(cols[0]), "%s", tok);
+	if (!ncols || strcmp(cols[0], "cpu")) {
 		fclose(f);
 		return -EINVAL;
 	}
 	while (nr < max && fgets(line, sizeof(line), f)) {
 		struct pcp_pageset *s = &sets[nr];
+		long *field;
+		char *end;
 
-		s->cold_count = s->cold_high = s->cold_batch = -1;
-		n = sscanf(line, "%d %ld %ld %ld %ld %ld %ld", &s->cpu,
-			   &s->count, &s->high, &s->batch, &s->cold_count,
-			   &s->cold_high, &s->cold_batch);
-		if (n != 4 && n != 7) {
-			fclose(f);
-			return -EINVAL;
+		memset(s, 0xff, sizeof(*s));
+		tok = strtok_r(line, " \n", &save);
+		for (i = 0; i < ncols; i++, tok = strtok_r(NULL, " \n", &save)) {
+			long v = tok ? strtol(tok, &end, 10) : 0;
+
+			if (!tok || *end) {
+				fclose(f);
+				return -EINVAL;
+			}
+			if (!i)
+				s->cpu = v;
+			else if ((field = pageset_field(s, cols[i])))
+				*field = v;
 		}
 		nr++;
 	}

@@ -23,11 +23,14 @@ struct pcp_stats {
 	long long value[PCP_MAX_STATS];
 };
 
+#define PCP_NR_ORDERS	(PCPCACHE_MAX_ORDER + 1)
+
 /* One CPU's line of the pagesets file. */
 struct pcp_pageset {
 	int cpu;
 	long count, high, batch;
 	long cold_count, cold_high, cold_batch;	/* -1 unless split */
+	long order[PCP_NR_ORDERS];		/* blocks of each order cached */
 };
 
 #ifndef __printf

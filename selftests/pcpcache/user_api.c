@@ -65,6 +65,12 @@ TEST_F(user, bad_requests_change_nothing)
 	EXPECT_EQ(-EINVAL, pcp_free(self->fd, ~0U, 0, NULL));
 	EXPECT_EQ(-EINVAL, pcp_free(self->fd, 0, 0, NULL));
 	EXPECT_EQ(-EINVAL, pcp_free(self->fd, 1, 4, NULL));
+	/* orders above PCPCACHE_MAX_ORDER, and more blocks than held */
+	EXPECT_EQ(-EINVAL, pcp_alloc(self->fd, 1, PCPCACHE_ORDER(4), NULL));
+	EXPECT_EQ(-EINVAL, pcp_alloc(self->fd, 1, PCPCACHE_ORDER(15), NULL));
+	EXPECT_EQ(-EINVAL, pcp_alloc(self->fd, 1, PCPCACHE_ORDER(16), NULL));
+	EXPECT_EQ(-EINVAL, pcp_free(self->fd, 1, PCPCACHE_ORDER(1), NULL));
+	EXPECT_EQ(-EINVAL, pcp_free(self->fd, 1, PCPCACHE_ORDER(4), NULL));
 	EXPECT_EQ(-1, ioctl(self->fd, _IO(PCPCACHE_IOC_MAGIC, 99), 0));
 	EXPECT_EQ(ENOTTY, errno);
 	/* the right number with the wrong size is another command */
@@ -174,6 +180,7 @@ TEST_F(user, bad_cycles_change_nothing)
 		{ .cycles = 0, .batch = 1 },
 		{ .cycles = 1, .batch = 0 },
 		{ .cycles = 1, .batch = 1, .flags = 8 },
+		{ .cycles = 1, .batch = 1, .flags = PCPCACHE_ORDER(4) },
 		{ .cycles = 1, .batch = 1, .pad = 1 },
 		{ .cycles = (1U << 24) + 1, .batch = 1 },
 		{ .cycles = 1, .batch = 65537 },

@@ -21,28 +21,37 @@
 /* PCPCACHE_IOC_ALLOC, PCPCACHE_IOC_FREE: flags */
 #define PCPCACHE_COLD		(1U << 0)	/* allocate or free cold */
 
+/*
+ * Every request's flags may name an order, 0 (the default) to
+ * PCPCACHE_MAX_ORDER: its counts are then in blocks of 2^order pages.
+ */
+#define PCPCACHE_ORDER_SHIFT	8
+#define PCPCACHE_ORDER_MASK	(0xfU << PCPCACHE_ORDER_SHIFT)
+#define PCPCACHE_ORDER(order)	((__u32)(order) << PCPCACHE_ORDER_SHIFT)
+#define PCPCACHE_MAX_ORDER	3
+
 struct pcpcache_pages {
-	__u32 count;	/* in: pages to allocate, or to free (at most held) */
-	__u32 flags;	/* in: PCPCACHE_COLD or 0 */
-	__u32 done;	/* out: pages allocated or freed */
+	__u32 count;	/* in: blocks to allocate, or to free (at most held) */
+	__u32 flags;	/* in: PCPCACHE_COLD, PCPCACHE_ORDER(n) or 0 */
+	__u32 done;	/* out: blocks allocated or freed */
 	__s32 cpu;	/* out: the CPU the call started on */
-	__u64 held;	/* out: pages the file holds afterwards */
-	__u32 remote;	/* out: pages allocated from another node than cpu's */
+	__u64 held;	/* out: pages the file holds afterwards, all orders */
+	__u32 remote;	/* out: blocks allocated from another node than cpu's */
 	__u32 pad;	/* out: 0 */
 };
 
-/* PCPCACHE_IOC_CYCLE: flags */
+/* PCPCACHE_IOC_CYCLE: flags, and PCPCACHE_ORDER(n) */
 #define PCPCACHE_CYCLE_COLD_ALLOC	(1U << 0)	/* allocate cold */
 #define PCPCACHE_CYCLE_COLD_FREE	(1U << 1)	/* free cold */
 #define PCPCACHE_CYCLE_TOUCH		(1U << 2)	/* write every byte */
 
 struct pcpcache_cycle {
 	__u32 cycles;	/* in: rounds, each allocating then freeing batch */
-	__u32 batch;	/* in: pages per round */
+	__u32 batch;	/* in: blocks per round */
 	__u32 flags;	/* in: PCPCACHE_CYCLE_* */
 	__u32 pad;	/* in: must be 0 */
-	__u64 allocs;	/* out: pages allocated */
-	__u64 frees;	/* out: pages freed */
+	__u64 allocs;	/* out: blocks allocated */
+	__u64 frees;	/* out: blocks freed */
 	__u64 failures;	/* out: allocations that failed */
 	__s32 cpu;	/* out: the CPU the call started on */
 	__u32 pad2;	/* out: 0 */
