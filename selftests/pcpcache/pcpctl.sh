@@ -56,14 +56,14 @@ check "watch prints rates" sh -c 'timeout 3 pcpctl watch 1 > /tmp/w; grep -q cac
 
 # the bench file: each test runs and reports one line per CPU it ran on
 check "bench file: every test runs" sh -c '
-	for t in "seq 100 1 0" "pair 100 1 4" "counter 1000 1 0"; do
+	for t in "seq 100 1 0" "pair 100 1 4" "pair 100 1 48" "counter 1000 1 0"; do
 		echo "$t" > '$D'/bench && test $(wc -l < '$D'/bench) = 1 || { echo "$t"; exit 1; }
 	done
-	for t in "concurrent 100 1 0" "hotness 64 16 3" "hotness 64 16 7" "stats 10 1 0" "switch 4 1 0"; do
+	for t in "concurrent 100 1 0" "hotness 64 16 3" "hotness 64 16 7" "stats 10 1 0" "switch 4 1 0" "drain 4 1 0" "shrink 4 512 0"; do
 		echo "$t" > '$D'/bench && test $(wc -l < '$D'/bench) = $(nproc) || { echo "$t"; exit 1; }
 	done'
 check "bench file: bad requests fail" sh -c '
-	for t in "bogus 1 1 0" "seq 0 1 0" "seq 65537 1 0" "hotness 4 8 0" "seq 1 1 8" "seq 1 1"; do
+	for t in "bogus 1 1 0" "seq 0 1 0" "seq 65537 1 0" "hotness 4 8 0" "seq 1 1 8" "seq 1 1" "seq 1 1 64" "shrink 1 65537 0"; do
 		echo "$t" > '$D'/bench 2>/dev/null && exit 1
 	done; exit 0'
 check "bench --quick writes its CSV files" sh -c '
