@@ -28,8 +28,15 @@ extern unsigned int pcpcache_fault_refill;
 enum pcpcache_mode pcpcache_cpu_lists(int cpu, struct pcpcache_list *lists);
 unsigned long pcpcache_cached_pages(void);
 
-/* user.c: the "user" file's ioctls */
+/* user.c: the "user" file's ioctls, and the limits /dev/pcpcache shares */
 extern const struct file_operations pcpcache_user_fops;
+unsigned long pcpcache_user_max_pages(void);
+int pcpcache_user_charge(unsigned long nr);
+void pcpcache_user_uncharge(unsigned long nr);
+
+/* fault.c: /dev/pcpcache, memory whose page faults the cache serves */
+int pcpcache_fault_init(void);
+void pcpcache_fault_exit(void);
 
 /* reclaim.c: CPU hotplug and the shrinker */
 int pcpcache_reclaim_init(void);
