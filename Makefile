@@ -42,7 +42,7 @@ KSFT_FILES := tools/testing/selftests/Makefile tools/testing/selftests/lib.mk \
 all: module selftests tools
 
 # Userspace tools, into build/bin (which the VM puts on its PATH).
-PCPCTL_SRC := tools/pcpctl/pcpctl.c tools/pcpctl/bench.c \
+PCPCTL_SRC := tools/pcpctl/pcpctl.c tools/pcpctl/bench.c tools/pcpctl/fault.c \
 	selftests/pcpcache/pcpcache_util.c selftests/pcpcache/pcpcache_stress.c
 
 tools: $(BUILD)/bin/pcpctl

@@ -103,4 +103,15 @@ static inline void pcpcache_shrinker_destroy(struct shrinker *shrinker)
 #endif
 }
 
+/* 6.3 made vma->vm_flags read-only, written through vm_flags_set(). */
+static inline void pcpcache_vm_flags_set(struct vm_area_struct *vma,
+					 vm_flags_t flags)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_set(vma, flags);
+#else
+	vma->vm_flags |= flags;
+#endif
+}
+
 #endif /* _PCPCACHE_COMPAT_H */

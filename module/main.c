@@ -98,25 +98,37 @@ static int __init pcpcache_init(void)
 	if (err)
 		return err;
 	err = pcpcache_reclaim_init();
-	if (err) {
-		pcpcache_request_exit();
-		return err;
-	}
+	if (err)
+		goto request_exit;
+	err = pcpcache_fault_init();
+	if (err)
+		goto reclaim_exit;
 	pcpcache_debugfs_init();
 	pr_info("loaded, mode %s, lock %s\n",
 		pcpcache_mode_name(pcpcache_config.mode), pcpcache_lock_name());
 	return 0;
+
+	/* nothing was cached yet: nobody could reach the module */
+reclaim_exit:
+	pcpcache_reclaim_exit();
+	pcpcache_hotplug_exit();
+	pcpcache_config_exit();
+request_exit:
+	pcpcache_request_exit();
+	return err;
 }
 
 /*
- * Nobody holds a page any more (open files and API users pin the module),
- * so once the magazines are drained every page taken must be back.
+ * Nobody holds a page any more (open files, mappings of /dev/pcpcache and
+ * API users pin the module), so once the magazines are drained every page
+ * taken must be back.
  */
 static void __exit pcpcache_exit(void)
 {
 	unsigned long sum[PCPCACHE_NR_STATS];
 	long missing;
 
+	pcpcache_fault_exit();
 	pcpcache_debugfs_exit();
 	pcpcache_bench_exit();
 	pcpcache_reclaim_exit();

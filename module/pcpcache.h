@@ -44,8 +44,15 @@ unsigned long pcpcache_cached_pages(int nid);
 /* main.c: the locking design chosen at load (lock.h) */
 const char *pcpcache_lock_name(void);
 
-/* user.c: the "user" file's ioctls */
+/* user.c: the "user" file's ioctls, and the limits /dev/pcpcache shares */
 extern const struct file_operations pcpcache_user_fops;
+unsigned long pcpcache_user_max_pages(void);
+int pcpcache_user_charge(unsigned long nr);
+void pcpcache_user_uncharge(unsigned long nr);
+
+/* fault.c: /dev/pcpcache, memory whose page faults the cache serves */
+int pcpcache_fault_init(void);
+void pcpcache_fault_exit(void);
 
 /* reclaim.c: CPU hotplug, the shrinker, memory going offline */
 int pcpcache_reclaim_init(void);

@@ -7,7 +7,8 @@
  *
  * Held pages are bounded per open file and in total, so that a test can
  * never push the machine into the OOM killer; allocations also ask for
- * __GFP_NORETRY, which fails rather than invoking it.
+ * __GFP_NORETRY, which fails rather than invoking it. The mappings of
+ * /dev/pcpcache (fault.c) count against the same limits.
  */
 #include <linux/atomic.h>
 #include <linux/bits.h>
@@ -48,13 +49,13 @@ static const struct kernel_param_ops limit_ops = {
 
 static unsigned int user_max_pages = 65536;
 module_param_cb(user_max_pages, &limit_ops, &user_max_pages, 0644);
-MODULE_PARM_DESC(user_max_pages, "pages one open user file may hold (default 65536, at most 4194304)");
+MODULE_PARM_DESC(user_max_pages, "pages one open user file, or one mapping of /dev/pcpcache, may hold (default 65536, at most 4194304)");
 
 static unsigned int user_max_total;
 module_param_cb(user_max_total, &limit_ops, &user_max_total, 0644);
-MODULE_PARM_DESC(user_max_total, "pages all open user files together may hold (default 0: an eighth of RAM; at most 4194304)");
+MODULE_PARM_DESC(user_max_total, "pages all open user files and mappings together may hold (default 0: an eighth of RAM; at most 4194304)");
 
-/* Pages held or reserved by all open files. */
+/* Pages held or reserved by all open files and mappings. */
 static atomic_long_t pcpcache_user_total = ATOMIC_LONG_INIT(0);
 
 struct pcpcache_user {
@@ -71,6 +72,27 @@ static unsigned long total_limit(void)
 	unsigned int max = READ_ONCE(user_max_total);
 
 	return max ? max : totalram_pages() / 8;
+}
+
+unsigned long pcpcache_user_max_pages(void)
+{
+	return READ_ONCE(user_max_pages);
+}
+
+/* Reserve room for @nr pages in the total; 0, or -ENOSPC. */
+int pcpcache_user_charge(unsigned long nr)
+{
+	/* add first, so that racing reservations cannot both get in */
+	if (atomic_long_add_return(nr, &pcpcache_user_total) > total_limit()) {
+		atomic_long_sub(nr, &pcpcache_user_total);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+void pcpcache_user_uncharge(unsigned long nr)
+{
+	atomic_long_sub(nr, &pcpcache_user_total);
 }
 
 static void unreserve(struct pcpcache_user *user, unsigned long nr)
@@ -95,12 +117,13 @@ static int reserve(struct pcpcache_user *user, unsigned long nr)
 	if (err)
 		return err;
 
-	/* add first, so that racing reservations cannot both get in */
-	if (atomic_long_add_return(nr, &pcpcache_user_total) > total_limit()) {
-		unreserve(user, nr);
-		return -ENOSPC;
+	err = pcpcache_user_charge(nr);
+	if (err) {
+		spin_lock(&user->lock);
+		user->nr_reserved -= nr;
+		spin_unlock(&user->lock);
 	}
-	return 0;
+	return err;
 }
 
 /*
@@ -248,10 +271,13 @@ static int user_free(struct pcpcache_user *user, struct pcpcache_pages *req,
 	req->held = user->nr_pages;
 	spin_unlock(&user->lock);
 
+	/* the claimed blocks are on the list: frees by others claim theirs */
 	while (left) {
 		nr = take_pages(user, order,
 				min_t(unsigned int, left, PCPCACHE_USER_CHUNK),
 				&pages);
+		if (WARN_ON_ONCE(!nr))
+			break;
 		free_list(&pages, order, cold);
 		left -= nr;
 	}

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,6 +38,7 @@ struct worker {
 	int idx;
 	int cpu;
 	int fd;
+	int dev;		/* /dev/pcpcache, to map */
 	unsigned int seed;
 	unsigned long long held;		/* pages in @fd */
 	unsigned long long blocks[PCP_NR_ORDERS];	/* ... by order */
@@ -156,6 +158,37 @@ static void worker_cycle(struct worker *w)
 		((req.flags & PCPCACHE_ORDER_MASK) >> PCPCACHE_ORDER_SHIFT);
 }
 
+/*
+ * Map 1 to 512 pages of the device, fault some of them in (each must come
+ * zero-filled) and dirty them, unmap: the pages go back on this CPU.
+ */
+static void worker_fault(struct worker *w)
+{
+	size_t page = sysconf(_SC_PAGESIZE), i;
+	size_t nr = pick_batch(&w->seed), touched;
+	char *p;
+
+	p = mmap(NULL, nr * page, PROT_READ | PROT_WRITE, MAP_SHARED, w->dev, 0);
+	if (p == MAP_FAILED) {
+		tolerable(w, -errno, "mmap");
+		return;
+	}
+	touched = pick(&w->seed, 1, nr);
+	for (i = 0; i < touched; i++) {
+		if (p[i * page] || p[(i + 1) * page - 1]) {
+			fail(w->s, "cpu %d: a page of a new mapping is not zero-filled",
+			     w->cpu);
+			break;
+		}
+		p[i * page] = 1;
+		p[(i + 1) * page - 1] = 1;
+	}
+	if (munmap(p, nr * page))
+		fail(w->s, "cpu %d: munmap: %s", w->cpu, strerror(errno));
+	w->s->res->faults[w->idx] += touched;
+	w->s->res->pages[w->idx] += 2 * touched;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -184,7 +217,7 @@ static void *worker_main(void *arg)
 		order = pick_order(&w->seed);
 		nr = pick_batch(&w->seed);
 		flags = pick(&w->seed, 0, 1) ? PCPCACHE_COLD : 0;
-		switch (pick(&w->seed, 0, 9)) {
+		switch (pick(&w->seed, 0, 10)) {
 		case 0 ... 2:
 			worker_alloc(w, w->fd, nr, order, flags);
 			break;
@@ -197,6 +230,9 @@ static void *worker_main(void *arg)
 		case 7 ... 8:
 			worker_free(w, s->shared, nr, order, flags);
 			break;
+		case 9:
+			worker_fault(w);
+			break;
 		default:
 			worker_cycle(w);
 		}
@@ -207,6 +243,7 @@ static void *worker_main(void *arg)
 	}
 	/* closing the file frees what it holds, on this CPU */
 	close(w->fd);
+	close(w->dev);
 	w->fd = -1;
 	return NULL;
 }
@@ -478,15 +515,24 @@ static int start_workers(struct stress *s, struct worker *w)
 		w[n].cpu = cpu;
 		w[n].seed = s->opts->seed + 7919 * cpu;
 		w[n].held = 0;
+		memset(w[n].blocks, 0, sizeof(w[n].blocks));
 		w[n].fd = pcp_open_user();
 		if (w[n].fd < 0) {
 			fail(s, "cannot open %s: %s", PCPCACHE_USER_FILE,
 			     strerror(-w[n].fd));
 			break;
 		}
+		w[n].dev = pcp_open_device();
+		if (w[n].dev < 0) {
+			fail(s, "cannot open %s: %s", PCPCACHE_DEVICE,
+			     strerror(-w[n].dev));
+			close(w[n].fd);
+			break;
+		}
 		s->res->cpu[n] = cpu;
 		if (pthread_create(&w[n].thread, NULL, worker_main, &w[n])) {
 			close(w[n].fd);
+			close(w[n].dev);
 			fail(s, "cannot start a worker for cpu %d", cpu);
 			break;
 		}

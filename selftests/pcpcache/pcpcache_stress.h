@@ -3,8 +3,9 @@
  * The all-CPU stress of pcpcache, shared by the "stress" selftest and
  * "pcpctl stress": one worker thread pinned to each CPU allocates, holds
  * and frees pages (hot and cold, small and large batches, across CPUs
- * through a shared file) while a controller thread switches modes, changes
- * knobs, writes values that must be refused and drains.
+ * through a shared file, and by faulting in mappings of /dev/pcpcache)
+ * while a controller thread switches modes, changes knobs, writes values
+ * that must be refused and drains.
  */
 #ifndef _PCPCACHE_STRESS_H
 #define _PCPCACHE_STRESS_H
@@ -32,6 +33,7 @@ struct pcp_stress_result {
 	int cpu[PCP_MAX_CPUS];
 	unsigned long long pages[PCP_MAX_CPUS];	/* allocated + freed */
 	unsigned long long ioctls[PCP_MAX_CPUS];
+	unsigned long long faults[PCP_MAX_CPUS];	/* through /dev/pcpcache */
 	unsigned long long enospc;		/* limits reached: allowed */
 	unsigned long long controls;		/* controller writes */
 	unsigned long long hotplugs;		/* CPUs taken offline */

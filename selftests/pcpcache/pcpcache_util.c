@@ -280,6 +280,14 @@ int pcp_open_user(void)
 	return fd < 0 ? -errno : fd;
 }
 
+/* /dev/pcpcache, to map; the file descriptor, or -errno. */
+int pcp_open_device(void)
+{
+	int fd = open(PCPCACHE_DEVICE, O_RDWR | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
 static int pages_ioctl(int fd, unsigned long cmd, unsigned int count,
 		       unsigned int flags, struct pcpcache_pages *req)
 {

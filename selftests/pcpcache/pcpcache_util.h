@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers shared by the pcpcache selftests and tools/pcpctl: the debugfs
- * files, the counters, the per-CPU lists and the "user" ioctls.
+ * files, the counters, the per-CPU lists, the "user" ioctls and the device.
  */
 #ifndef _PCPCACHE_UTIL_H
 #define _PCPCACHE_UTIL_H
@@ -53,6 +53,7 @@ int pcp_reload(const char *params);
 int pcp_nr_cpus(void);
 int pcp_pin(int cpu);
 int pcp_open_user(void);
+int pcp_open_device(void);
 int pcp_alloc(int fd, unsigned int count, unsigned int flags,
 	      struct pcpcache_pages *req);
 int pcp_free(int fd, unsigned int count, unsigned int flags,

@@ -29,7 +29,7 @@ command -v pcpctl > /dev/null || { echo "# SKIP: pcpctl is not on PATH (make put
 modinfo pcpcache > /dev/null 2>&1 || { echo "# SKIP: modprobe cannot find pcpcache.ko"; exit $ksft_skip; }
 
 echo "TAP version 13"
-echo "1..18"
+echo "1..23"
 rmmod pcpcache 2> /dev/null
 
 check "without the module: exit 1, 'not loaded'" \
@@ -37,7 +37,7 @@ check "without the module: exit 1, 'not loaded'" \
 
 modprobe pcpcache
 check "unknown command: usage, exit 2" sh -c 'pcpctl nosuch; test $? = 2'
-check "every subcommand has --help" sh -c 'for c in stats pagesets mode set drain watch stress bench; do pcpctl $c --help | grep -q usage || exit 1; done'
+check "every subcommand has --help" sh -c 'for c in stats pagesets mode set drain watch stress bench fault; do pcpctl $c --help | grep -q usage || exit 1; done'
 before=$(cat $D/config)
 check "set refuses batch > high, exit 1, names the culprit" \
 	sh -c 'pcpctl set batch=8 high=4; test $? = 1'
@@ -71,6 +71,30 @@ check "bench --quick writes its CSV files" sh -c '
 	for f in 1-alloc-then-free 2-pair; do
 		test -s /tmp/bench/$f.csv || exit 1
 	done && grep -q "limit" /tmp/bench.txt'
+
+# page_fault1, small: both variants, a table per variant, the targets, and
+# the configuration it found put back
+pcpctl set mode=split batch=8 high=64
+before=$(cat $D/config)
+check "fault --quick prints the tables and targets" sh -c '
+	pcpctl fault --quick --rows kernel,single,31/186 > /tmp/fault.txt &&
+	grep -q "^processes" /tmp/fault.txt && grep -q "^threads" /tmp/fault.txt &&
+	grep -q "^kernel " /tmp/fault.txt && grep -q "^single 31/186 " /tmp/fault.txt &&
+	test $(grep -c "(target" /tmp/fault.txt) = 8'
+check "... and puts the configuration back" test "$(cat $D/config)" = "$before"
+check "fault --json prints one JSON object and nothing else" sh -c '
+	pcpctl fault --quick --json --variant processes --rows kernel,single > /tmp/fault.json &&
+	head -c 1 /tmp/fault.json | grep -q "{" && tail -n 1 /tmp/fault.json | grep -qx "}" &&
+	grep -q "\"faults_per_sec_per_cpu\"" /tmp/fault.json &&
+	! grep -q "faults/s" /tmp/fault.json &&
+	test $(tr -cd "{" < /tmp/fault.json | wc -c) = $(tr -cd "}" < /tmp/fault.json | wc -c)'
+check "fault refuses bad values with one line, exit 2" sh -c '
+	for a in "--passes abc" "--passes -1" "--passes 3x" "--size 0" "--rows kernel," "--variant x" "--quick junk"; do
+		pcpctl fault $a > /tmp/out 2> /tmp/err; rc=$?
+		test $rc = 2 && test $(wc -l < /tmp/err) = 1 && test ! -s /tmp/out || { echo "$a: $rc"; exit 1; }
+	done'
+pcpctl set mode=single batch=63 high=378
+
 check "the books balance after all that" sh -c '
 	awk '\''$1 == "buddy_alloc" { a = $2 } $1 == "buddy_free" { f = $2 }
 	     $1 == "cached" { c = $2 } $1 == "held" { h = $2 }

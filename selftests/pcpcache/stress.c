@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pcpcache's defining test: one worker pinned to every online CPU
- * allocates, holds and frees pages while a controller switches modes,
+ * allocates, holds and frees pages, through the user file and by faulting
+ * in mappings of /dev/pcpcache, while a controller switches modes,
  * changes knobs, writes values that must be refused, drains, takes CPUs
  * offline and back, and 10% of refills are cut short (fault_refill). At
  * the end nothing is held, the books balance exactly, a drain empties
@@ -112,7 +113,8 @@ int main(int argc, char **argv)
 		.log = stdout,
 	};
 	static struct pcp_stress_result res;
-	unsigned long long pages = 0;
+	unsigned long long pages = 0, faults = 0;
+	int faulted = 0;
 	bool outside = false;
 	const char *why;
 	int opt, i;
@@ -150,21 +152,27 @@ int main(int argc, char **argv)
 	if (sched_getaffinity(0, sizeof(opts.cpus), &opts.cpus))
 		ksft_exit_fail_msg("sched_getaffinity failed\n");
 
-	ksft_set_plan(9);
+	ksft_set_plan(10);
 	ksft_print_msg("seed %u, %u s, %d CPUs, fault_refill %u%%, hotplug %s (replay: %s -s %u -d %u -f %u%s)\n",
 		       opts.seed, opts.seconds, CPU_COUNT(&opts.cpus), opts.fault,
 		       opts.hotplug ? "on" : "off", argv[0], opts.seed,
 		       opts.seconds, opts.fault, opts.hotplug ? "" : " -n");
 
 	pcp_stress_run(&opts, &res);
-	for (i = 0; i < res.nr_workers; i++)
+	for (i = 0; i < res.nr_workers; i++) {
 		pages += res.pages[i];
+		faults += res.faults[i];
+		faulted += res.faults[i] > 0;
+	}
 	ksft_print_msg("%llu pages in %.1f s on %d workers, %llu control writes, %llu CPUs offlined, %llu requests over a limit or out of memory\n",
 		       pages, res.seconds, res.nr_workers, res.controls,
 		       res.hotplugs, res.enospc);
 	ksft_test_result(!res.failure[0] && res.nr_workers == CPU_COUNT(&opts.cpus),
 			 "stress on every CPU: %s\n",
 			 res.failure[0] ? res.failure : "no unexpected error");
+	ksft_test_result(faulted == res.nr_workers,
+			 "page faults served on %d of %d CPUs: %llu pages\n",
+			 faulted, res.nr_workers, faults);
 	online_all_cpus();
 
 	check_books();

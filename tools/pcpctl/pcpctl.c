@@ -33,6 +33,7 @@ static void usage(FILE *f)
 		"  watch [INTERVAL]        counters per second, like vmstat 1\n"
 		"  stress [OPTIONS]        all-CPU stress with modes and knobs changing\n"
 		"  bench [OPTIONS]         the benchmarks, every mode side by side\n"
+		"  fault [OPTIONS]         page_fault1 through /dev/pcpcache and the kernel\n"
 		"\n"
 		"'%s COMMAND --help' describes a command.\n", prog, prog);
 }
@@ -429,6 +430,7 @@ static const struct {
 	{ "stats", cmd_stats }, { "pagesets", cmd_pagesets },
 	{ "mode", cmd_mode }, { "set", cmd_set }, { "drain", cmd_drain },
 	{ "watch", cmd_watch }, { "stress", cmd_stress }, { "bench", cmd_bench },
+	{ "fault", cmd_fault },
 };
 
 int main(int argc, char **argv)

@@ -13,5 +13,6 @@ extern const char *prog;
 
 const char *unusable(void);
 int cmd_bench(int argc, char **argv);
+int cmd_fault(int argc, char **argv);
 
 #endif /* _PCPCTL_H */

@@ -18,6 +18,13 @@
 #define PCPCACHE_DEBUGFS_DIR	"/sys/kernel/debug/pcpcache"
 #define PCPCACHE_USER_FILE	PCPCACHE_DEBUGFS_DIR "/user"
 
+/*
+ * mmap(MAP_SHARED) of the device gives zero-filled memory of its own whose
+ * page faults the faulting CPU's magazine serves; unmapping it frees the
+ * pages into the unmapping CPU's. No ioctls.
+ */
+#define PCPCACHE_DEVICE		"/dev/pcpcache"
+
 /* PCPCACHE_IOC_ALLOC, PCPCACHE_IOC_FREE: flags */
 #define PCPCACHE_COLD		(1U << 0)	/* allocate or free cold */
 
