@@ -30,6 +30,11 @@ static inline unsigned int pcpcache_bulk_alloc(gfp_t gfp, unsigned int nr,
 #ifndef CONFIG_SPARSEMEM
 #error "pcpcache reads pageblock flags as SPARSEMEM lays them out"
 #endif
+/* Checked against 6.1 and 6.12; later kernels change the pageblock bits. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#error "check pcpcache_page_block_refused() against this kernel's get_pfnblock_flags_mask()"
+#endif
+static_assert(NR_PAGEBLOCK_BITS == 4, "pcpcache_page_block_refused() reads 4 bits a block");
 
 /*
  * Whether @page lies in a CMA pageblock (whose pages must only serve
@@ -53,6 +58,21 @@ static inline bool pcpcache_page_block_refused(struct page *page)
 	word = READ_ONCE(section_to_usemap(__pfn_to_section(pfn))[bitidx / BITS_PER_LONG]);
 	migratetype = (word >> (bitidx % BITS_PER_LONG)) & MIGRATETYPE_MASK;
 	return is_migrate_cma(migratetype) || is_migrate_isolate(migratetype);
+}
+
+/*
+ * The mask for the blocks a refill takes beyond the caller's: only what
+ * the buddy allocator has at hand, without reclaim, the reserves or a
+ * promise not to fail. __GFP_ATOMIC, a claim on the reserves, went away
+ * in 6.3.
+ */
+static inline gfp_t pcpcache_gfp_opportunistic(gfp_t gfp)
+{
+	gfp &= ~(__GFP_DIRECT_RECLAIM | __GFP_HIGH | __GFP_NOFAIL | __GFP_MEMALLOC);
+#ifdef __GFP_ATOMIC
+	gfp &= ~__GFP_ATOMIC;
+#endif
+	return gfp | __GFP_NOWARN | __GFP_NORETRY;
 }
 
 /*

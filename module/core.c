@@ -59,6 +59,36 @@ static bool pcpcache_passing_through(void)
 	       PCPCACHE_MODE_PASSTHROUGH;
 }
 
+/* Whether a page of the block is marked poisoned. */
+static __always_inline bool pcpcache_block_poisoned(struct page *page,
+						    unsigned int order)
+{
+	unsigned int i;
+
+	for (i = 0; i < 1U << order; i++)
+		if (unlikely(PageHWPoison(page + i)))
+			return true;
+	return false;
+}
+
+/*
+ * Free a block of @order, with its one reference, to the buddy allocator.
+ * The buddy allocator keeps a poisoned page for good only when it is freed
+ * alone (free_pages_prepare()): a block with one is split first.
+ */
+static void pcpcache_free_block(struct page *page, unsigned int order)
+{
+	unsigned int i;
+
+	if (order && unlikely(pcpcache_block_poisoned(page, order))) {
+		split_page(page, order);
+		for (i = 0; i < 1U << order; i++)
+			__free_page(page + i);
+		return;
+	}
+	__free_pages(page, order);
+}
+
 /*
  * Give the blocks of @cut back to the buddy allocator: order 0 in one
  * batch, larger orders block by block. Cached blocks have no reference:
@@ -71,14 +101,17 @@ void pcpcache_give_back(struct pcpcache_cut *cut)
 
 	if (!cut->count)
 		return;
-	list_for_each_entry(page, &cut->pages[0], lru)
+	list_for_each_entry(page, &cut->pages[0], lru) {
+		set_page_private(page, 0);
 		page_ref_unfreeze(page, 1);
+	}
 	put_pages_list(&cut->pages[0]);
 	for (order = 1; order < PCPCACHE_NR_ORDERS; order++) {
 		list_for_each_entry_safe(page, next, &cut->pages[order], lru) {
 			list_del(&page->lru);
+			set_page_private(page, 0);
 			page_ref_unfreeze(page, 1);
-			__free_pages(page, order);
+			pcpcache_free_block(page, order);
 		}
 	}
 	pcpcache_count(PCPCACHE_BUDDY_FREE, cut->count);
@@ -104,20 +137,31 @@ static bool pcpcache_local_node(struct page *page)
 	return page_to_nid(page) == numa_mem_id();
 }
 
-/* Move the blocks of other nodes from @pages to @remote; how many. */
-static unsigned int pcpcache_sort_out_remote(struct list_head *pages,
-					     unsigned int order,
-					     struct pcpcache_cut *remote)
+/*
+ * Move the blocks that may not be cached here from @pages: those of other
+ * nodes to @remote, those of CMA or isolated pageblocks to @refused. How
+ * many moved. Called under the lock, which orders the pageblock check
+ * against a drain for memory going offline.
+ */
+static unsigned int pcpcache_sort_out(struct list_head *pages,
+				      unsigned int order,
+				      struct pcpcache_cut *remote,
+				      struct pcpcache_cut *refused)
 {
+	struct pcpcache_cut *to;
 	struct page *page, *next;
 	unsigned int nr = 0;
 
 	list_for_each_entry_safe(page, next, pages, lru) {
-		if (!pcpcache_local_node(page)) {
-			list_move(&page->lru, &remote->pages[order]);
-			remote->count += 1U << order;
-			nr++;
-		}
+		if (!pcpcache_local_node(page))
+			to = remote;
+		else if (unlikely(pcpcache_page_block_refused(page)))
+			to = refused;
+		else
+			continue;
+		list_move(&page->lru, &to->pages[order]);
+		to->count += 1U << order;
+		nr++;
 	}
 	return nr;
 }
@@ -130,21 +174,24 @@ static unsigned int pcpcache_sort_out_remote(struct list_head *pages,
 static void pcpcache_stash(struct list_head *pages, unsigned int order,
 			   unsigned int nr, bool cold)
 {
-	struct pcpcache_cut out, remote;
+	struct pcpcache_cut out, remote, refused;
 	struct pcpcache_list *list;
 	struct pcpcache_cpu *pc;
 	unsigned long flags;
-	unsigned int nr_remote;
 
 	mag_cut_init(&out);
 	mag_cut_init(&remote);
+	mag_cut_init(&refused);
 	pc = pcpcache_lock_this_cpu(&flags);
 	list = mag_list(&pc->mag, cold);
 	if (list) {
-		nr_remote = pcpcache_sort_out_remote(pages, order, &remote);
-		/* the batch may be from before a reconfiguration: cut to high */
-		mag_add_refill(list, order, pages, nr - nr_remote);
-		mag_trim_to_high(list, &out, PCPCACHE_MAX_BATCH);
+		nr -= pcpcache_sort_out(pages, order, &remote, &refused);
+		mag_add_refill(list, order, pages, nr);
+		/*
+		 * The batch may be from before a reconfiguration: cut to high,
+		 * within what a refill's walk may add to the sort's.
+		 */
+		mag_trim_to_high(list, &out, PCPCACHE_MAX_BATCH - min(nr, PCPCACHE_MAX_BATCH));
 	} else {
 		/* switched to passthrough while we refilled */
 		list_splice_init(pages, &out.pages[order]);
@@ -155,6 +202,8 @@ static void pcpcache_stash(struct list_head *pages, unsigned int order,
 	pcpcache_give_back_drained(&out);
 	pcpcache_count(PCPCACHE_REMOTE_NODE, remote.count);
 	pcpcache_give_back(&remote);
+	pcpcache_count(PCPCACHE_REFUSED_BLOCK, refused.count);
+	pcpcache_give_back(&refused);
 }
 
 /*
@@ -227,7 +276,7 @@ static unsigned int pcpcache_take_blocks(gfp_t gfp, unsigned int order,
 		if (!page)
 			break;
 		list_add_tail(&page->lru, pages);
-		gfp = (gfp | __GFP_NOWARN) & ~__GFP_DIRECT_RECLAIM;
+		gfp = pcpcache_gfp_opportunistic(gfp);
 	}
 	return got;
 }
@@ -271,8 +320,9 @@ static struct page *pcpcache_refill(gfp_t gfp, unsigned int order, bool cold,
 	if (nr)
 		pcpcache_stash(&pages, order, nr, cold);
 
-	/* fresh from the buddy allocator: cleared there under init_on_alloc */
-	if ((gfp & __GFP_ZERO) && !want_init_on_alloc(refill_gfp))
+	/* fresh from the buddy allocator: cleared there under init_on_* */
+	if ((gfp & __GFP_ZERO) && !want_init_on_alloc(refill_gfp) &&
+	    !want_init_on_free())
 		pcpcache_clear_block(page, order);
 	return page;
 }
@@ -375,15 +425,17 @@ static noinline bool pcpcache_task_excludes_node(int nid)
 	if (!pol)
 		return false;
 	switch (pol->mode) {
+	case MPOL_DEFAULT:
+	case MPOL_LOCAL:
+		return false;
 	case MPOL_PREFERRED:
 		return first_node(pol->nodes) != nid;
 	case MPOL_BIND:
 	case MPOL_PREFERRED_MANY:
 		return !node_isset(nid, pol->nodes);
-	case MPOL_INTERLEAVE:
-		return true;
 	default:
-		return false;
+		/* interleaving, weighted (6.9) or not, and any mode to come */
+		return true;
 	}
 }
 
@@ -400,24 +452,27 @@ static bool pcpcache_placement_allowed(void)
 	return !pcpcache_task_excludes_node(nid);
 }
 
-/* Send a caller the magazine must not serve to the buddy allocator. */
+/*
+ * Send a caller the magazine must not serve to alloc_pages(), which
+ * applies its memory policy; not through a refill, whose bulk allocation
+ * does not.
+ */
 static noinline struct page *pcpcache_alloc_placed(gfp_t gfp, unsigned int order,
 						   bool cold)
 {
+	struct page *page = pcpcache_alloc_buddy(gfp, order);
+
 	pcpcache_count(PCPCACHE_ALLOC_POLICY, 1);
-	return pcpcache_alloc_miss(gfp, order, cold);
-}
-
-/* Whether a page of the block is marked poisoned: they share its cache line. */
-static __always_inline bool pcpcache_block_poisoned(struct page *page,
-						    unsigned int order)
-{
-	unsigned int i;
-
-	for (i = 0; i < 1U << order; i++)
-		if (unlikely(PageHWPoison(page + i)))
-			return true;
-	return false;
+	if (!page) {
+		pcpcache_count(PCPCACHE_ALLOC_FAIL, 1);
+		return NULL;
+	}
+	pcpcache_count(PCPCACHE_ALLOC_MISS, 1U << order);
+	if (order < PCPCACHE_NR_ORDERS)
+		pcpcache_count(PCPCACHE_ORDER_MISS + order, 1);
+	if (cold)
+		pcpcache_count(PCPCACHE_ALLOC_COLD, 1U << order);
+	return page;
 }
 
 /*
@@ -439,20 +494,26 @@ static noinline void pcpcache_drop_poisoned(struct page *page,
 
 /*
  * The rules that bind callers, in every design and mode: those of the page
- * allocator (include/linux/pcpcache.h).
+ * allocator (include/linux/pcpcache.h). On PREEMPT_RT the lock sleeps, so
+ * no hard interrupt context.
  */
-static void pcpcache_check_context(gfp_t gfp)
+static __always_inline void pcpcache_check_free_context(void)
+{
+	lockdep_assert(!IS_ENABLED(CONFIG_PREEMPT_RT) || !in_hardirq());
+}
+
+static __always_inline void pcpcache_check_context(gfp_t gfp)
 {
 	might_alloc(gfp);
-	/* PREEMPT_RT: the lock sleeps, so no hard interrupt context */
-	lockdep_assert(!IS_ENABLED(CONFIG_PREEMPT_RT) || !in_hardirq());
+	pcpcache_check_free_context();
 }
 
 /*
  * The fast path is kept small and free of calls: a hit costs the lock,
- * two list pointers, the page's flags, which share its cache line, and
- * a few counters. Inlined into both exported functions, so that the
- * order-0 one is built for order 0.
+ * two list pointers, the page's flags (for order 0 in the cache line of
+ * the list node; a block of order n reads 2^n struct pages) and a few
+ * counters. Inlined into both exported functions, so that the order-0 one
+ * is built for order 0.
  */
 static __always_inline struct page *pcpcache_alloc(gfp_t gfp, unsigned int order,
 						   bool cold)
@@ -511,7 +572,8 @@ EXPORT_SYMBOL_GPL(pcpcache_alloc_page);
 /*
  * Why a freed block may not be cached: the counter that says so, or
  * PCPCACHE_NR_STATS when it may. Read before the list node overwrites
- * page->lru, which holds the compound and pfmemalloc marks.
+ * page->lru, which holds the compound and pfmemalloc marks. CMA and
+ * isolated pageblocks are checked under the lock (pcpcache_free()).
  */
 static __always_inline enum pcpcache_stat
 pcpcache_refusal(struct page *page, unsigned int order)
@@ -523,9 +585,6 @@ pcpcache_refusal(struct page *page, unsigned int order)
 	/* page_pool's rule: a page from the emergency reserves goes back */
 	if (unlikely(page_is_pfmemalloc(page)))
 		return PCPCACHE_REFUSED_PFMEMALLOC;
-	/* CMA pages serve only movable allocations, isolated ones none */
-	if (unlikely(pcpcache_page_block_refused(page)))
-		return PCPCACHE_REFUSED_BLOCK;
 	/* not from a zone every caller may be given, or charged to a cgroup */
 	if (unlikely(page_zonenum(page) > ZONE_NORMAL || PageMemcgKmem(page)))
 		return PCPCACHE_REFUSED_OTHER;
@@ -534,7 +593,7 @@ pcpcache_refusal(struct page *page, unsigned int order)
 
 static noinline void pcpcache_free_buddy(struct page *page, unsigned int order)
 {
-	__free_pages(page, order);
+	pcpcache_free_block(page, order);
 	pcpcache_count(PCPCACHE_BUDDY_FREE, 1U << order);
 }
 
@@ -546,7 +605,7 @@ static noinline void pcpcache_free_refused(struct page *page,
 	if (PageCompound(page))
 		put_page(page);
 	else
-		__free_pages(page, order);
+		pcpcache_free_block(page, order);
 	pcpcache_count(PCPCACHE_BUDDY_FREE, 1U << order);
 	pcpcache_count(why, 1U << order);
 }
@@ -575,10 +634,11 @@ static __always_inline void pcpcache_free(struct page *page, unsigned int order,
 {
 	struct pcpcache_list *list = NULL;
 	enum pcpcache_stat refusal;
+	bool remote, block, over;
 	struct pcpcache_cpu *pc;
 	unsigned long flags;
-	bool remote, over;
 
+	pcpcache_check_free_context();
 	pcpcache_count(PCPCACHE_FREE, 1U << order);
 	if (cold)
 		pcpcache_count(PCPCACHE_FREE_COLD, 1U << order);
@@ -599,6 +659,9 @@ static __always_inline void pcpcache_free(struct page *page, unsigned int order,
 	}
 	/* another holder of a reference frees the page when it lets go */
 	if (unlikely(!page_ref_freeze(page, 1))) {
+		/* none at all: freed twice, maybe cached already */
+		if (WARN_ON_ONCE(!page_ref_count(page)))
+			return;
 		pcpcache_free_refused(page, order, PCPCACHE_REFUSED_OTHER);
 		return;
 	}
@@ -607,7 +670,9 @@ static __always_inline void pcpcache_free(struct page *page, unsigned int order,
 	set_page_private(page, 0);
 	pc = pcpcache_lock_this_cpu(&flags);
 	remote = !pcpcache_local_node(page);
-	if (likely(!remote))
+	/* under the lock, which orders it against a drain for offlining */
+	block = !remote && pcpcache_page_block_refused(page);
+	if (likely(!remote && !block))
 		list = mag_put(&pc->mag, &page->lru, order, cold);
 	over = list && mag_over_high(list);
 	pcpcache_unlock_this_cpu(pc, flags);
@@ -617,6 +682,8 @@ static __always_inline void pcpcache_free(struct page *page, unsigned int order,
 		pcpcache_free_buddy(page, order);
 		if (remote)
 			pcpcache_count(PCPCACHE_REMOTE_NODE, 1U << order);
+		if (block)
+			pcpcache_count(PCPCACHE_REFUSED_BLOCK, 1U << order);
 	} else if (unlikely(over)) {
 		pcpcache_trim_local(order, cold);
 	}

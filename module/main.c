@@ -99,7 +99,7 @@ static int __init pcpcache_init(void)
 		return err;
 	err = pcpcache_reclaim_init();
 	if (err)
-		goto request_exit;
+		goto config_exit;
 	err = pcpcache_fault_init();
 	if (err)
 		goto reclaim_exit;
@@ -112,8 +112,9 @@ static int __init pcpcache_init(void)
 reclaim_exit:
 	pcpcache_reclaim_exit();
 	pcpcache_hotplug_exit();
+	/* the online callbacks may have queued a check of the bound */
+config_exit:
 	pcpcache_config_exit();
-request_exit:
 	pcpcache_request_exit();
 	return err;
 }

@@ -34,6 +34,7 @@ void pcpcache_give_back_drained(struct pcpcache_cut *cut);
 int pcpcache_request_init(const struct pcpcache_config *cfg);
 void pcpcache_request_exit(void);
 void pcpcache_request_all(const struct pcpcache_config *cfg, bool drain);
+void pcpcache_drain_all_async(void);
 int pcpcache_cpu_prepare(unsigned int cpu);
 int pcpcache_cpu_online(unsigned int cpu);
 int pcpcache_cpu_dead(unsigned int cpu);

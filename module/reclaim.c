@@ -44,13 +44,15 @@ static unsigned long pcpcache_shrink_scan(struct shrinker *s,
  * not fail on one (has_unmovable_pages()); once it is isolated, every
  * magazine is drained, as offline_pages() drains every CPU's lists, so
  * that the range's pages reach the buddy allocator. From then on, pages of
- * isolated pageblocks are refused (core.c).
+ * isolated pageblocks are refused (core.c). The caller holds the hotplug
+ * locks and retries until the pages have arrived, so the drain is not
+ * waited for: a CPU that cannot run its work must not hold up hotplug.
  */
 static int pcpcache_memory_callback(struct notifier_block *nb,
 				    unsigned long action, void *arg)
 {
 	if (action == MEM_GOING_OFFLINE) {
-		pcpcache_drain_all();
+		pcpcache_drain_all_async();
 		pcpcache_count(PCPCACHE_MEMORY_OFFLINE, 1);
 	}
 	return NOTIFY_OK;

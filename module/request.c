@@ -67,10 +67,13 @@ struct pcpcache_request {
 
 /* The requests a CPU carries out on its own magazine under lock=local. */
 struct pcpcache_cpu_requests {
+	int cpu;			/* whose they are */
 	struct work_struct work;	/* carries out @rq */
 	struct pcpcache_request rq;	/* under the configuration mutex */
+	struct work_struct drain_work;	/* drains, for memory going offline */
 	struct work_struct shrink_work;	/* gives back @shrink_want pages */
 	atomic_long_t shrink_want;
+	atomic_long_t shrunk;		/* given back, for a scan to collect */
 	atomic_t asked_round;		/* the last round that queued it */
 	atomic_t done_round;		/* the round it last answered */
 };
@@ -86,7 +89,6 @@ static struct cpumask pcpcache_queued;		/* under the config mutex */
 
 /* Shrinker rounds: see pcpcache_shrink_by_work(). */
 static atomic_t pcpcache_shrink_round = ATOMIC_INIT(0);
-static atomic_long_t pcpcache_shrunk_by_work = ATOMIC_LONG_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(pcpcache_shrink_answers);
 
 static struct pcpcache_cpu *pcpcache_reach_lock(int cpu,
@@ -205,6 +207,42 @@ static void pcpcache_request_work(struct work_struct *work)
 		container_of(work, struct pcpcache_cpu_requests, work);
 
 	pcpcache_carry_out(0, PCPCACHE_REACH_OWN, &r->rq);
+}
+
+/* The drain of pcpcache_drain_all_async(), on the CPU it was queued on. */
+static void pcpcache_drain_work(struct work_struct *work)
+{
+	struct pcpcache_cpu_requests *r =
+		container_of(work, struct pcpcache_cpu_requests, drain_work);
+	const struct pcpcache_request rq = { .drain = true };
+
+	/* a CPU that went down first was drained by pcpcache_cpu_dead() */
+	if (raw_smp_processor_id() == r->cpu)
+		pcpcache_carry_out(0, PCPCACHE_REACH_OWN, &rq);
+}
+
+/**
+ * pcpcache_drain_all_async - give every CPU's cached pages back, unwaited
+ *
+ * For memory going offline, whose caller holds the hotplug locks and
+ * retries until the pages arrive: under lock=local each CPU drains itself
+ * when it runs; nothing waits for it, nor takes the configuration mutex.
+ */
+void pcpcache_drain_all_async(void)
+{
+	const struct pcpcache_request rq = { .drain = true };
+	int cpu;
+
+	mutex_lock(&pcpcache_hotplug_mutex);
+	for_each_possible_cpu(cpu) {
+		struct pcpcache_cpu_requests *r = per_cpu_ptr(&pcpcache_requests, cpu);
+
+		if (pcpcache_spin_design())
+			pcpcache_carry_out(cpu, PCPCACHE_REACH_SPIN, &rq);
+		else if (cpumask_test_cpu(cpu, &pcpcache_cpus_up))
+			queue_work_on(cpu, pcpcache_wq, &r->drain_work);
+	}
+	mutex_unlock(&pcpcache_hotplug_mutex);
 }
 
 /**
@@ -361,14 +399,40 @@ static void pcpcache_shrink_work(struct work_struct *work)
 	/* before taking the want: a reclaimer adding to it later queues again */
 	int round = atomic_read(&pcpcache_shrink_round);
 	unsigned long want = atomic_long_xchg(&r->shrink_want, 0);
-	unsigned long freed = 0;
 
-	if (want)
-		freed = pcpcache_shrink_mag(0, PCPCACHE_REACH_OWN,
-					    numa_mem_id(), want);
-	atomic_long_add(freed, &pcpcache_shrunk_by_work);
+	/* a CPU that went down first gave everything back when it died */
+	if (want && raw_smp_processor_id() == r->cpu)
+		atomic_long_add(pcpcache_shrink_mag(0, PCPCACHE_REACH_OWN,
+						    numa_mem_id(), want),
+				&r->shrunk);
 	atomic_set_release(&r->done_round, round);
 	wake_up_all(&pcpcache_shrink_answers);
+}
+
+/* Note that @round asked @r, unless a later round did already. */
+static void pcpcache_note_asked(struct pcpcache_cpu_requests *r, int round)
+{
+	int old = atomic_read(&r->asked_round);
+
+	do {
+		if (pcpcache_round_reached(old, round))
+			return;
+	} while (!atomic_try_cmpxchg(&r->asked_round, &old, round));
+}
+
+/* What the CPUs @round asked have given back so far, taken for its count. */
+static unsigned long pcpcache_shrink_collect(int round)
+{
+	unsigned long freed = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct pcpcache_cpu_requests *r = per_cpu_ptr(&pcpcache_requests, cpu);
+
+		if (atomic_read(&r->asked_round) == round)
+			freed += atomic_long_xchg(&r->shrunk, 0);
+	}
+	return freed;
 }
 
 /* Whether every CPU this round queued work on has answered. */
@@ -399,7 +463,7 @@ static bool pcpcache_shrink_answered(int round, bool count_late)
  */
 static unsigned long pcpcache_shrink_by_work(int nid, unsigned long nr)
 {
-	unsigned long freed, share, before;
+	unsigned long freed, share;
 	unsigned int cpus = 0;
 	int cpu, self, round;
 
@@ -415,15 +479,16 @@ static unsigned long pcpcache_shrink_by_work(int nid, unsigned long nr)
 	share = DIV_ROUND_UP(nr - freed, cpus);
 
 	round = atomic_inc_return(&pcpcache_shrink_round);
-	before = atomic_long_read(&pcpcache_shrunk_by_work);
 	for_each_online_cpu(cpu) {
 		struct pcpcache_cpu_requests *r = per_cpu_ptr(&pcpcache_requests, cpu);
 
 		if (cpu == self || !pcpcache_has_pages_of(cpu, nid))
 			continue;
-		atomic_long_add(share, &r->shrink_want);
+		/* what a slow CPU is asked for adds up, to what it has at most */
+		if (atomic_long_read(&r->shrink_want) < pcpcache_cpu_cached(cpu))
+			atomic_long_add(share, &r->shrink_want);
 		if (queue_work_on(cpu, pcpcache_wq, &r->shrink_work))
-			atomic_set(&r->asked_round, round);
+			pcpcache_note_asked(r, round);
 		else
 			pcpcache_count(PCPCACHE_SHRINK_SKIPPED, 1);
 	}
@@ -432,7 +497,7 @@ static unsigned long pcpcache_shrink_by_work(int nid, unsigned long nr)
 				msecs_to_jiffies(PCPCACHE_SHRINK_WAIT_MS)))
 		pcpcache_shrink_answered(round, true);
 
-	return freed + atomic_long_read(&pcpcache_shrunk_by_work) - before;
+	return freed + pcpcache_shrink_collect(round);
 }
 
 /**
@@ -525,9 +590,12 @@ int pcpcache_request_init(const struct pcpcache_config *cfg)
 
 		spin_lock_init(&pc->slock);
 		mag_init(&pc->mag, cfg);
+		r->cpu = cpu;
 		INIT_WORK(&r->work, pcpcache_request_work);
+		INIT_WORK(&r->drain_work, pcpcache_drain_work);
 		INIT_WORK(&r->shrink_work, pcpcache_shrink_work);
 		atomic_long_set(&r->shrink_want, 0);
+		atomic_long_set(&r->shrunk, 0);
 		atomic_set(&r->asked_round, 0);
 		atomic_set(&r->done_round, 0);
 	}

@@ -337,6 +337,7 @@ static void cycle_once(struct pcpcache_cycle *req, unsigned int order,
 				memset(page_address(page + j), round, PAGE_SIZE);
 		list_add(&page->lru, &pages);
 		nr++;
+		cond_resched();
 	}
 	free_list(&pages, order, cold_free);
 	req->allocs += nr;

@@ -12,6 +12,9 @@
  *                    next allocations must not hand it out
  *   hwpoison_freed   memory_failure() on a page in use, then freed into
  *                    the cache: it must not be handed out
+ *   hwpoison_block   memory_failure() on the second page of a cached
+ *                    order-1 block: the block must not be handed out, and
+ *                    the buddy allocator must get its pages one by one
  *   pfmemalloc       a page from the emergency reserves is freed
  *   compound         an order-1 compound page is freed
  *   shared           a page someone else holds a reference to is freed:
@@ -43,8 +46,8 @@ MODULE_PARM_DESC(cma_base, "first pfn of the CMA area (the cma case)");
 module_param(cma_pages, ulong, 0444);
 MODULE_PARM_DESC(cma_pages, "pages in the CMA area (the cma case)");
 
-/* Whether @bad comes back from up to SAFETY_SWEEP allocations. */
-static bool handed_out(struct page *bad)
+/* Whether @bad comes back from up to SAFETY_SWEEP allocations of @order. */
+static bool handed_out_order(struct page *bad, unsigned int order)
 {
 	struct page **pages;
 	bool found = false;
@@ -53,16 +56,21 @@ static bool handed_out(struct page *bad)
 	pages = kcalloc(SAFETY_SWEEP, sizeof(*pages), GFP_KERNEL);
 	if (!pages)
 		return true;
-	for (i = 0; i < SAFETY_SWEEP; i++) {
-		pages[nr] = pcpcache_alloc_page(GFP_KERNEL, false);
+	for (i = 0; i < SAFETY_SWEEP >> order; i++) {
+		pages[nr] = pcpcache_alloc_pages(GFP_KERNEL, order, false);
 		if (!pages[nr])
 			break;
 		found |= pages[nr++] == bad;
 	}
 	while (nr--)
-		pcpcache_free_page(pages[nr], false);
+		pcpcache_free_pages(pages[nr], order, false);
 	kfree(pages);
 	return found;
+}
+
+static bool handed_out(struct page *bad)
+{
+	return handed_out_order(bad, 0);
 }
 
 static int poison(struct page *page)
@@ -114,6 +122,24 @@ static int test_hwpoison_freed(void)
 	pcpcache_free_page(page, false);
 	if (handed_out(page)) {
 		pr_err("a poisoned page freed into the cache was handed out\n");
+		return -EIO;
+	}
+	return 0;
+}
+
+static int test_hwpoison_block(void)
+{
+	struct page *page = pcpcache_alloc_pages(GFP_KERNEL, 1, false);
+	int err;
+
+	if (!page)
+		return -ENOMEM;
+	pcpcache_free_pages(page, 1, false);
+	err = poison(page + 1);
+	if (err)
+		return err;
+	if (handed_out_order(page, 1)) {
+		pr_err("an order-1 block with a poisoned page was handed out\n");
 		return -EIO;
 	}
 	return 0;
@@ -202,6 +228,7 @@ static const struct {
 } cases[] = {
 	{ "hwpoison_cached", test_hwpoison_cached },
 	{ "hwpoison_freed", test_hwpoison_freed },
+	{ "hwpoison_block", test_hwpoison_block },
 	{ "pfmemalloc", test_pfmemalloc },
 	{ "compound", test_compound },
 	{ "shared", test_shared },

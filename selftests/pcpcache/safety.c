@@ -89,6 +89,8 @@ static int run_case(const char *ko, const char *test, const char *extra)
  * the magazines were empty before.
  */
 #define EXPECT_REFUSED(test, extra, counter, foreign)			\
+	EXPECT_REFUSED_PAGES(test, extra, counter, foreign, 1)
+#define EXPECT_REFUSED_PAGES(test, extra, counter, foreign, pages)	\
 	do {								\
 		int _st = run_case(self->ko, test, extra);		\
 		if (_st && pcp_run("grep -q 'Operation not supported' /tmp/safety.err") == 0) \
@@ -97,7 +99,7 @@ static int run_case(const char *ko, const char *test, const char *extra)
 			pcp_run("dmesg | grep -E 'pcpcache|Memory failure' | tail -n 5"); \
 		}							\
 		ASSERT_BOOKS_BALANCE();					\
-		EXPECT_EQ(1, pcp_stat(&self->st, counter));		\
+		EXPECT_EQ(pages, pcp_stat(&self->st, counter));		\
 		EXPECT_EQ(foreign ? -1 : 0, pcp_stat(&self->st, "held")); \
 		if (foreign)						\
 			EXPECT_EQ(0, pcp_stat(&self->st, "cached"));	\
@@ -111,6 +113,11 @@ TEST_F(safety, page_poisoned_while_cached_is_not_handed_out)
 TEST_F(safety, page_poisoned_in_use_is_not_cached)
 {
 	EXPECT_REFUSED("hwpoison_freed", NULL, "refused_hwpoison", false);
+}
+
+TEST_F(safety, block_with_a_poisoned_page_is_not_handed_out)
+{
+	EXPECT_REFUSED_PAGES("hwpoison_block", NULL, "refused_hwpoison", false, 2);
 }
 
 TEST_F(safety, page_from_the_reserves_is_not_cached)
