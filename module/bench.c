@@ -21,17 +21,18 @@
  * FLAGS: 1 allocate cold, 2 free cold, 4 "limit": instead of pcpcache, a bare
  * per-CPU list of pages with interrupts off and no counters, the floor no
  * cache can beat on this machine.
+ *
+ * Each field of a request is read as every file reads a value (parse.h):
+ * one word per field, separated by single spaces, numbers in decimal.
  */
 #include <linux/completion.h>
 #include <linux/cpu.h>
-#include <linux/debugfs.h>
+#include <linux/kernel.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/timex.h>
-#include <linux/uaccess.h>
 #include <linux/pcpcache.h>
 
 #include "pcpcache.h"
@@ -42,6 +43,9 @@
 #define BENCH_COLD_ALLOC	1
 #define BENCH_COLD_FREE		2
 #define BENCH_LIMIT		4
+#define BENCH_FLAGS		(BENCH_COLD_ALLOC | BENCH_COLD_FREE | BENCH_LIMIT)
+/* "cpu ops cycles_a cycles_b\n" with every number at its longest */
+#define BENCH_LINE_MAX		72
 
 enum bench_test {
 	BENCH_SEQ, BENCH_PAIR, BENCH_CONCURRENT, BENCH_HOTNESS, BENCH_COUNTER,
@@ -396,42 +400,58 @@ static int bench_start(struct bench_run *run)
 	return err;
 }
 
-static ssize_t bench_write(struct file *file, const char __user *ubuf,
-			   size_t count, loff_t *ppos)
+/* "TEST NR K FLAGS" into @run, or -EINVAL. */
+static int bench_parse(const char *buf, size_t len, struct bench_run *run)
 {
-	unsigned int nr, k, flags;
-	struct bench_run *run;
-	char buf[64], name[16];
-	int test, err;
+	struct pcpcache_word words[4];
+	int test;
 
-	if (*ppos || !count || count >= sizeof(buf))
+	if (pcpcache_split(buf, len, words, ARRAY_SIZE(words)) != 4)
 		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-	if (sscanf(buf, "%15s %u %u %u", name, &nr, &k, &flags) != 4)
+	test = pcpcache_word_match(&words[0], bench_names, BENCH_NR_TESTS);
+	if (test < 0 ||
+	    pcpcache_parse_number(words[1].s, words[1].len, &run->nr) ||
+	    pcpcache_parse_number(words[2].s, words[2].len, &run->k) ||
+	    pcpcache_parse_number(words[3].s, words[3].len, &run->flags))
 		return -EINVAL;
-	test = match_string(bench_names, BENCH_NR_TESTS, name);
-	if (test < 0 || !nr || nr > BENCH_MAX_NR || !k || k > nr ||
-	    flags > (BENCH_COLD_ALLOC | BENCH_COLD_FREE | BENCH_LIMIT))
+	if (!run->nr || run->nr > BENCH_MAX_NR || !run->k || run->k > run->nr ||
+	    run->flags & ~BENCH_FLAGS)
 		return -EINVAL;
+	run->test = test;
+	return 0;
+}
+
+/**
+ * pcpcache_bench_store - run the benchmark a write asks for
+ * @ctl: the bench file
+ * @buf: "TEST NR K FLAGS", one trailing newline allowed
+ * @len: the length of @buf
+ *
+ * Return: 0 once the run is over and its results can be read, -EINVAL for
+ * a request that is not one or whose threads would hold more than an
+ * eighth of RAM at once, or the error that stopped the run.
+ */
+int pcpcache_bench_store(const struct pcpcache_ctl *ctl, const char *buf,
+			 size_t len)
+{
+	struct bench_run *run;
+	int err;
 
 	run = kzalloc(sizeof(*run), GFP_KERNEL);
 	if (!run)
 		return -ENOMEM;
-	run->results = kcalloc(nr_cpu_ids, sizeof(*run->results), GFP_KERNEL);
-	if (!run->results) {
-		kfree(run);
-		return -ENOMEM;
+	err = bench_parse(buf, len, run);
+	if (!err && bench_pages_held(run) > totalram_pages() / 8)
+		err = -EINVAL;
+	if (!err) {
+		run->results = kcalloc(nr_cpu_ids, sizeof(*run->results),
+				       GFP_KERNEL);
+		if (!run->results)
+			err = -ENOMEM;
 	}
-	run->test = test;
-	run->nr = nr;
-	run->k = k;
-	run->flags = flags;
-	/* what all threads hold at once must stay within an eighth of RAM */
-	if (bench_pages_held(run) > totalram_pages() / 8) {
+	if (err) {
 		bench_free_run(run);
-		return -EINVAL;
+		return err;
 	}
 	init_completion(&run->started);
 	init_completion(&run->done);
@@ -442,36 +462,32 @@ static ssize_t bench_write(struct file *file, const char __user *ubuf,
 	bench_nr_results = 0;
 	err = bench_start(run);
 	mutex_unlock(&bench_mutex);
-	return err ? err : count;
+	return err;
 }
 
-static int bench_show(struct seq_file *m, void *v)
+size_t pcpcache_bench_size(void)
 {
+	return nr_cpu_ids * BENCH_LINE_MAX + 1;
+}
+
+/* One line per CPU of the last run: "cpu ops cycles_a cycles_b". */
+size_t pcpcache_bench_show(const struct pcpcache_ctl *ctl, char *buf,
+			   size_t size)
+{
+	size_t len = 0;
 	unsigned int i;
 
+	buf[0] = '\0';
 	mutex_lock(&bench_mutex);
 	for (i = 0; i < bench_nr_results; i++) {
 		struct bench_result *r = &bench_last->results[i];
 
-		seq_printf(m, "%d %lu %llu %llu\n", r->cpu, r->ops, r->a, r->b);
+		len += scnprintf(buf + len, size - len, "%d %lu %llu %llu\n",
+				 r->cpu, r->ops, r->a, r->b);
 	}
 	mutex_unlock(&bench_mutex);
-	return 0;
+	return len;
 }
-
-static int bench_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, bench_show, NULL);
-}
-
-const struct file_operations pcpcache_bench_fops = {
-	.owner		= THIS_MODULE,
-	.open		= bench_open,
-	.read		= seq_read,
-	.write		= bench_write,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
 
 void pcpcache_bench_exit(void)
 {

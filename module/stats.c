@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pcpcache counters and their one reader, the debugfs "stats" file.
+ * pcpcache counters and their one reader, the "stats" file.
  *
  * Writers only ever add to their own CPU's block; readers sum every
  * possible CPU's block, so a count survives its CPU going offline.
  */
 #include <linux/cpumask.h>
-#include <linux/seq_file.h>
+#include <linux/kernel.h>
 
 #include "pcpcache.h"
 
@@ -56,24 +56,31 @@ void pcpcache_stats_sum(unsigned long sum[PCPCACHE_NR_STATS])
 }
 
 /**
- * pcpcache_stats_show - print the counters, one "name value" per line
- * @m: the seq_file of the stats file
+ * pcpcache_stats_format - the counters, one "name value" per line
+ * @buf: where to write them, NUL-terminated
+ * @size: the size of @buf; a page holds them with room to spare
  *
  * Then two derived values: cached, the pages in all magazines, and held,
  * the pages handed out and not yet freed. Whenever no operation is in
  * flight, buddy_alloc - buddy_free == cached + held. held is signed: the
  * sum is not a snapshot, and a CPU read early may miss an allocation whose
  * page a CPU read later has already freed.
+ *
+ * Return: the length written.
  */
-void pcpcache_stats_show(struct seq_file *m)
+size_t pcpcache_stats_format(char *buf, size_t size)
 {
 	unsigned long sum[PCPCACHE_NR_STATS];
+	size_t len = 0;
 	int i;
 
 	pcpcache_stats_sum(sum);
 	for (i = 0; i < PCPCACHE_NR_STATS; i++)
-		seq_printf(m, "%s %lu\n", pcpcache_stat_names[i], sum[i]);
-	seq_printf(m, "cached %lu\n", pcpcache_cached_pages());
-	seq_printf(m, "held %ld\n",
-		   (long)(sum[PCPCACHE_ALLOC] - sum[PCPCACHE_FREE]));
+		len += scnprintf(buf + len, size - len, "%s %lu\n",
+				 pcpcache_stat_names[i], sum[i]);
+	len += scnprintf(buf + len, size - len, "cached %lu\n",
+			 pcpcache_cached_pages());
+	len += scnprintf(buf + len, size - len, "held %ld\n",
+			 (long)(sum[PCPCACHE_ALLOC] - sum[PCPCACHE_FREE]));
+	return len;
 }

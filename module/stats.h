@@ -8,8 +8,6 @@
 
 #include <linux/percpu.h>
 
-struct seq_file;
-
 /* The order is the order of /sys/kernel/debug/pcpcache/stats. */
 enum pcpcache_stat {
 	PCPCACHE_ALLOC,		/* pages handed out: derived, hit + miss */
@@ -50,6 +48,6 @@ static inline void pcpcache_count(enum pcpcache_stat item, unsigned long nr)
 }
 
 void pcpcache_stats_sum(unsigned long sum[PCPCACHE_NR_STATS]);
-void pcpcache_stats_show(struct seq_file *m);
+size_t pcpcache_stats_format(char *buf, size_t size);
 
 #endif /* _PCPCACHE_STATS_H */

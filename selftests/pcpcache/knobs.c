@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The debugfs files of pcpcache: permissions, the knobs and their rules,
- * every mode switch with pages cached, drain, pagesets and stats. Each test
- * starts from a freshly loaded module with the defaults.
+ * the one grammar of every value written and the one write per open file,
+ * every mode switch with pages cached, drain, pagesets, stats and the
+ * requests of the bench file. Each test starts from a freshly loaded
+ * module with the defaults.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -211,6 +214,8 @@ TEST_F(knobs, bad_writes_change_nothing)
 		"", "\n", "abc", "-1", "12abc", "1 2", " 5", "5 ", "5\n\n",
 		"0x10", "4294967296", "99999999999999999999", "1.5", "+",
 		"00000000000000000000000000000000000000005",
+		"+5", "-0", "\t5", "5\t", "5\r\n", "\n5", "0X10", "1e3",
+		"00000000005",
 	};
 	static const char * const bad_values[][2] = {
 		{ "batch", "0" }, { "batch", "379" },
@@ -220,8 +225,14 @@ TEST_F(knobs, bad_writes_change_nothing)
 		{ "mode", "" }, { "mode", "\n" }, { "mode", "bogus" },
 		{ "mode", "Single" }, { "mode", "single\n\n" },
 		{ "mode", "single split" }, { "mode", "[single]" },
-		{ "mode", " split" }, { "drain", "0" }, { "drain", "2" },
-		{ "drain", "" }, { "drain", "yes" },
+		{ "mode", " split" }, { "mode", "split\r\n" },
+		{ "drain", "0" }, { "drain", "2" }, { "drain", "" },
+		{ "drain", "yes" }, { "drain", "+1" },
+		{ "config", "" }, { "config", "batch=+8" },
+		{ "config", "batch=8 " }, { "config", "batch=8\t" },
+		{ "config", "mode=split\r\n" }, { "config", "batch=8 batch=8" },
+		{ "config", "batch=8  high=64" }, { "config", "batch=0x8" },
+		{ "fault_refill", "101" }, { "fault_refill", "+5" },
 	};
 	struct config before, after;
 	size_t i, k;
@@ -254,6 +265,197 @@ TEST_F(knobs, bad_writes_change_nothing)
 	/* root may open read-only files for writing, but cannot write */
 	EXPECT_EQ(-EINVAL, pcp_write("stats", "0"));
 	EXPECT_EQ(-EINVAL, pcp_write("pagesets", "0"));
+}
+
+/*
+ * What the files say, the fault_refill percentage included: what a
+ * refused write must leave alone.
+ */
+static int read_state(char *buf, size_t size)
+{
+	char path[128];
+	size_t len;
+	ssize_t n;
+
+	n = pcp_read_file(PCP_DIR "/config", buf, size);
+	if (n < 0)
+		return n;
+	len = n;
+	snprintf(path, sizeof(path), PCP_DIR "/fault_refill");
+	n = pcp_read_file(path, buf + len, size - len);
+	return n < 0 ? n : 0;
+}
+
+/* The defaults, back in force after a write that was accepted. */
+static int restore_defaults(void)
+{
+	return pcp_write("config", "mode=single batch=63 high=378 cold_batch=31 cold_high=126") ?:
+	       pcp_write("fault_refill", "0");
+}
+
+/*
+ * Every file that takes a number reads it the same way: a spelling that
+ * one file takes, all take, and one that one refuses, all refuse.
+ * NUMBER stands for a value each place accepts.
+ */
+TEST_F(knobs, one_grammar_everywhere)
+{
+	static const struct {
+		const char *fmt;
+		bool ok;
+	} spellings[] = {
+		{ "%u", true }, { "%u\n", true }, { "%010u", true },
+		{ "0%010u", false }, { "+%u", false }, { "-%u", false },
+		{ " %u", false }, { "%u ", false }, { "\t%u", false },
+		{ "%u\t", false }, { "%u\r\n", false }, { "%u\n\n", false },
+		{ "\n%u", false }, { "0x%u", false }, { "%u.0", false },
+		{ "%ue0", false }, { "%u\v", false },
+	};
+	static const struct {
+		const char *file;
+		const char *fmt;	/* where the number goes */
+		unsigned int value;
+	} places[] = {
+		{ "batch", "%s", 8 }, { "high", "%s", 100 },
+		{ "cold_batch", "%s", 8 }, { "cold_high", "%s", 100 },
+		{ "fault_refill", "%s", 8 }, { "drain", "%s", 1 },
+		{ "config", "batch=%s", 8 }, { "config", "cold_high=%s", 100 },
+		{ "config", "mode=split high=%s", 100 },
+		{ "bench", "counter 100 1 %s", 0 },
+	};
+	char number[64], write[128], before[256], after[256];
+	size_t i, p;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(spellings); i++) {
+		for (p = 0; p < ARRAY_SIZE(places); p++) {
+			snprintf(number, sizeof(number), spellings[i].fmt,
+				 places[p].value);
+			snprintf(write, sizeof(write), places[p].fmt, number);
+			ASSERT_EQ(0, read_state(before, sizeof(before)));
+			err = pcp_write(places[p].file, write);
+			EXPECT_EQ(spellings[i].ok ? 0 : -EINVAL, err) {
+				TH_LOG("%s <- \"%s\": %s", places[p].file, write,
+				       strerror(-err));
+			}
+			ASSERT_EQ(0, read_state(after, sizeof(after)));
+			if (err)
+				EXPECT_STREQ(before, after);
+			ASSERT_EQ(0, restore_defaults());
+		}
+	}
+}
+
+/* A NUL is part of the write like any byte, and no number ends in one. */
+TEST_F(knobs, a_nul_is_refused_everywhere)
+{
+	static const struct {
+		const char *file;
+		const char *buf;
+		size_t len;
+	} writes[] = {
+		{ "batch", "8\0", 2 }, { "batch", "8\0\n", 3 },
+		{ "batch", "\0", 1 }, { "high", "100\0", 4 },
+		{ "mode", "split\0", 6 }, { "mode", "split\0\n", 7 },
+		{ "config", "batch=8\0", 8 }, { "drain", "1\0", 2 },
+		{ "fault_refill", "5\0", 2 }, { "bench", "counter 1 1 0\0", 14 },
+	};
+	char before[256], after[256];
+	size_t i;
+	int err;
+
+	ASSERT_EQ(0, read_state(before, sizeof(before)));
+	for (i = 0; i < ARRAY_SIZE(writes); i++) {
+		err = pcp_write_len(writes[i].file, writes[i].buf, writes[i].len);
+		EXPECT_EQ(-EINVAL, err) {
+			TH_LOG("%s <- %zu bytes ending in a NUL: %s",
+			       writes[i].file, writes[i].len, strerror(-err));
+		}
+		ASSERT_EQ(0, read_state(after, sizeof(after)));
+		EXPECT_STREQ(before, after);
+	}
+}
+
+/*
+ * A write carries a whole value at the start of the file: a second write
+ * on the same open file is at another position and is refused, not taken
+ * for a new value.
+ */
+TEST_F(knobs, a_write_after_a_write_is_refused)
+{
+	long val;
+	int fd;
+
+	fd = open(PCP_DIR "/batch", O_WRONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(1, write(fd, "3", 1));
+	EXPECT_EQ(-1, write(fd, "78", 2));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, pcp_read_long("batch", &val));
+	EXPECT_EQ(3, val);
+	/* back at the start, a write is a value again */
+	EXPECT_EQ(0, lseek(fd, 0, SEEK_SET));
+	EXPECT_EQ(2, write(fd, "40", 2));
+	/* a file that can be read is a seq_file, which has no pwrite() */
+	EXPECT_EQ(-1, pwrite(fd, "5", 1, 0));
+	EXPECT_EQ(ESPIPE, errno);
+	ASSERT_EQ(0, pcp_read_long("batch", &val));
+	EXPECT_EQ(40, val);
+	close(fd);
+
+	/* a refused write leaves the position where it was */
+	fd = open(PCP_DIR "/config", O_WRONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, write(fd, "high=1", 6));
+	EXPECT_EQ(7, write(fd, "high=64", 7));
+	EXPECT_EQ(-1, write(fd, "batch=8", 7));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+	ASSERT_EQ(0, pcp_read_long("high", &val));
+	EXPECT_EQ(64, val);
+	ASSERT_EQ(0, pcp_read_long("batch", &val));
+	EXPECT_EQ(40, val);
+
+	fd = open(PCP_DIR "/drain", O_WRONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(1, write(fd, "1", 1));
+	EXPECT_EQ(-1, write(fd, "1", 1));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+}
+
+/*
+ * The bench file reads each field of "TEST NR K FLAGS" as the other files
+ * read a value: nothing wraps around and nothing trails. A refused
+ * request leaves the last results as they were.
+ */
+TEST_F(knobs, bench_requests_parse_strictly)
+{
+	static const char * const bad[] = {
+		"seq 4294967297 1 0", "seq 4294967296 1 0", "seq 1 1 0 junk",
+		"seq 1 1 0 0", "seq  1 1 0", " seq 1 1 0", "seq 1 1 0 ",
+		"seq 1 1 0\n\n", "seq +1 1 0", "seq 1 +1 0", "seq 1 1 +0",
+		"seq 0x10 1 0", "seq -1 1 0", "seq 1.0 1 0", "Seq 1 1 0",
+		"seq\t1 1 0", "seq 1 1", "seq", "", "\n", "bogus 1 1 0",
+		"seq 0 1 0", "seq 65537 1 0", "hotness 4 8 0", "seq 1 0 0",
+		"seq 1 1 8", "seq 1 1 0\r\n", "seq 00000000001 1 0",
+	};
+	char before[4096], after[4096];
+	size_t i;
+	int err;
+
+	ASSERT_EQ(0, pcp_write("bench", "counter 0000000100 1 0\n"));
+	ASSERT_LT(0, pcp_read_file(PCP_DIR "/bench", before, sizeof(before)));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		err = pcp_write("bench", bad[i]);
+		EXPECT_EQ(-EINVAL, err) {
+			TH_LOG("bench <- \"%s\": %s", bad[i],
+			       err ? strerror(-err) : "accepted");
+		}
+	}
+	ASSERT_LT(0, pcp_read_file(PCP_DIR "/bench", after, sizeof(after)));
+	EXPECT_STREQ(before, after);
+
 }
 
 /* Each of the 3 x 3 switches, with pages cached on every CPU. */

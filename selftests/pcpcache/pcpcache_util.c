@@ -84,8 +84,8 @@ ssize_t pcp_read_file(const char *path, char *buf, size_t size)
 	return n;
 }
 
-/* Write @val in one write(); 0, or -errno. */
-int pcp_write_file(const char *path, const char *val)
+/* Write the @len bytes at @buf in one write(); 0, or -errno. */
+int pcp_write_file_len(const char *path, const char *buf, size_t len)
 {
 	ssize_t n;
 	int fd, err = 0;
@@ -93,22 +93,34 @@ int pcp_write_file(const char *path, const char *val)
 	fd = open(path, O_WRONLY);
 	if (fd < 0)
 		return -errno;
-	n = write(fd, val, strlen(val));
+	n = write(fd, buf, len);
 	if (n < 0)
 		err = -errno;
-	else if ((size_t)n != strlen(val))
+	else if ((size_t)n != len)
 		err = -EIO;
 	close(fd);
 	return err;
 }
 
-/* Write @val to the debugfs file @file of pcpcache. */
-int pcp_write(const char *file, const char *val)
+/* Write @val in one write(); 0, or -errno. */
+int pcp_write_file(const char *path, const char *val)
+{
+	return pcp_write_file_len(path, val, strlen(val));
+}
+
+/* Write the @len bytes at @buf to pcpcache's debugfs file @file. */
+int pcp_write_len(const char *file, const char *buf, size_t len)
 {
 	char path[256];
 
 	snprintf(path, sizeof(path), PCP_DIR "/%s", file);
-	return pcp_write_file(path, val);
+	return pcp_write_file_len(path, buf, len);
+}
+
+/* Write @val to the debugfs file @file of pcpcache. */
+int pcp_write(const char *file, const char *val)
+{
+	return pcp_write_len(file, val, strlen(val));
 }
 
 int pcp_read_long(const char *file, long *val)

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pcpcache control: what each of pcpcache's control and status files shows
+ * and what a write to it does, whichever filesystem the file is in, so that
+ * every file reads one grammar (parse.h) and obeys one set of rules
+ * (policy.h).
+ *
+ * A store is handed one whole write, with its length; it applies all of it
+ * or, returning an error, nothing.
+ */
+#include <linux/cpumask.h>
+#include <linux/kernel.h>
+#include <linux/mm.h>
+
+#include "pcpcache.h"
+
+static size_t mode_show(const struct pcpcache_ctl *ctl, char *buf,
+			size_t size)
+{
+	struct pcpcache_config cfg;
+
+	pcpcache_get_config(&cfg);
+	return pcpcache_mode_format(cfg.mode, buf, size);
+}
+
+static int mode_store(const struct pcpcache_ctl *ctl, const char *buf,
+		      size_t len)
+{
+	int mode = pcpcache_mode_parse(buf, len);
+
+	return mode < 0 ? mode : pcpcache_set_mode(mode);
+}
+
+static size_t knob_show(const struct pcpcache_ctl *ctl, char *buf,
+			size_t size)
+{
+	struct pcpcache_config cfg;
+
+	pcpcache_get_config(&cfg);
+	return scnprintf(buf, size, "%u\n", *pcpcache_knob(&cfg, ctl->knob));
+}
+
+static int knob_store(const struct pcpcache_ctl *ctl, const char *buf,
+		      size_t len)
+{
+	unsigned int val;
+	int err;
+
+	err = pcpcache_parse_value(buf, len, &val);
+	return err ? err : pcpcache_set_knob(ctl->knob, val);
+}
+
+/* The whole configuration on one line, to read or to set at once. */
+static size_t config_show(const struct pcpcache_ctl *ctl, char *buf,
+			  size_t size)
+{
+	struct pcpcache_config cfg;
+
+	pcpcache_get_config(&cfg);
+	return scnprintf(buf, size,
+			 "mode=%s batch=%u high=%u cold_batch=%u cold_high=%u\n",
+			 pcpcache_mode_name(cfg.mode), cfg.batch, cfg.high,
+			 cfg.cold_batch, cfg.cold_high);
+}
+
+struct config_text {
+	const char *buf;
+	size_t len;
+};
+
+/* Parse into the copy pcpcache_edit_config() hands over; all or nothing. */
+static int config_edit(struct pcpcache_config *cfg, void *arg)
+{
+	struct config_text *text = arg;
+	struct pcpcache_config parsed = *cfg;
+	int err;
+
+	err = pcpcache_config_parse(&parsed, text->buf, text->len);
+	if (!err)
+		*cfg = parsed;
+	return err;
+}
+
+/*
+ * "key=value ..." for any of mode and the knobs: the result is checked as
+ * a whole and applied at once, or nothing changes. The settings not named
+ * keep the values in force when the write is applied, whoever set them.
+ */
+static int config_store(const struct pcpcache_ctl *ctl, const char *buf,
+			size_t len)
+{
+	struct config_text text = { .buf = buf, .len = len };
+
+	return pcpcache_edit_config(config_edit, &text);
+}
+
+static size_t stats_show(const struct pcpcache_ctl *ctl, char *buf,
+			 size_t size)
+{
+	return pcpcache_stats_format(buf, size);
+}
+
+/* The longest line of pagesets: seven unsigned ints and their spaces. */
+#define PAGESETS_LINE_MAX	80
+
+static size_t pagesets_size(void)
+{
+	return (num_possible_cpus() + 1) * PAGESETS_LINE_MAX;
+}
+
+/* Like the pagesets of /proc/zoneinfo: one line per possible CPU. */
+static size_t pagesets_show(const struct pcpcache_ctl *ctl, char *buf,
+			    size_t size)
+{
+	struct pcpcache_list lists[PCPCACHE_NR_LISTS];
+	const struct pcpcache_list *hot = &lists[PCPCACHE_LIST_HOT];
+	const struct pcpcache_list *cold = &lists[PCPCACHE_LIST_COLD];
+	struct pcpcache_config cfg;
+	size_t len;
+	bool split;
+	int cpu;
+
+	pcpcache_get_config(&cfg);
+	split = cfg.mode == PCPCACHE_MODE_SPLIT;
+	len = scnprintf(buf, size, "%5s %7s %7s %7s", "cpu", "count", "high",
+			"batch");
+	if (split)
+		len += scnprintf(buf + len, size - len, " %10s %10s %10s",
+				 "cold_count", "cold_high", "cold_batch");
+	len += scnprintf(buf + len, size - len, "\n");
+
+	for_each_possible_cpu(cpu) {
+		pcpcache_cpu_lists(cpu, lists);
+		len += scnprintf(buf + len, size - len, "%5d %7u %7u %7u", cpu,
+				 hot->count, hot->high, hot->batch);
+		if (split)
+			len += scnprintf(buf + len, size - len,
+					 " %10u %10u %10u", cold->count,
+					 cold->high, cold->batch);
+		len += scnprintf(buf + len, size - len, "\n");
+	}
+	return len;
+}
+
+static int drain_store(const struct pcpcache_ctl *ctl, const char *buf,
+		       size_t len)
+{
+	unsigned int val;
+	int err;
+
+	err = pcpcache_parse_value(buf, len, &val);
+	if (err)
+		return err;
+	if (val != 1)
+		return -EINVAL;
+	pcpcache_drain_all();
+	return 0;
+}
+
+static size_t fault_refill_show(const struct pcpcache_ctl *ctl, char *buf,
+				size_t size)
+{
+	return scnprintf(buf, size, "%u\n", READ_ONCE(pcpcache_fault_refill));
+}
+
+/* A percentage: 0 (the default) to 100. */
+static int fault_refill_store(const struct pcpcache_ctl *ctl, const char *buf,
+			      size_t len)
+{
+	unsigned int val;
+	int err;
+
+	err = pcpcache_parse_value(buf, len, &val);
+	if (err)
+		return err;
+	if (val > 100)
+		return -EINVAL;
+	WRITE_ONCE(pcpcache_fault_refill, val);
+	return 0;
+}
+
+#define PCPCACHE_CTL_KNOB(_name, _knob)					\
+	{ .name = _name, .show = knob_show, .store = knob_store,	\
+	  .knob = _knob }
+
+const struct pcpcache_ctl pcpcache_ctls[] = {
+	{ .name = "mode", .show = mode_show, .store = mode_store },
+	PCPCACHE_CTL_KNOB("batch", PCPCACHE_KNOB_BATCH),
+	PCPCACHE_CTL_KNOB("high", PCPCACHE_KNOB_HIGH),
+	PCPCACHE_CTL_KNOB("cold_batch", PCPCACHE_KNOB_COLD_BATCH),
+	PCPCACHE_CTL_KNOB("cold_high", PCPCACHE_KNOB_COLD_HIGH),
+	{ .name = "config", .show = config_show, .store = config_store },
+	{ .name = "stats", .show = stats_show },
+	{ .name = "pagesets", .show = pagesets_show, .size = pagesets_size },
+	{ .name = "drain", .store = drain_store },
+	{ .name = "fault_refill", .show = fault_refill_show,
+	  .store = fault_refill_store },
+	{ .name = "bench", .show = pcpcache_bench_show,
+	  .store = pcpcache_bench_store, .size = pcpcache_bench_size },
+};
+
+const unsigned int pcpcache_nr_ctls = ARRAY_SIZE(pcpcache_ctls);
