@@ -258,6 +258,25 @@ static bool bench_all_cpus(enum bench_test test)
 	       bench_background(test);
 }
 
+/*
+ * The most pages one thread of @run holds at once, and so what the limit's
+ * list is given: pairs, measured or in the background, hold one.
+ */
+static unsigned int bench_thread_pages(const struct bench_run *run)
+{
+	switch (run->test) {
+	case BENCH_SEQ:
+	case BENCH_CONCURRENT:
+		return run->nr;
+	case BENCH_HOTNESS:
+		return run->k;
+	case BENCH_COUNTER:
+		return 0;
+	default:
+		return 1;
+	}
+}
+
 static int bench_thread(void *data)
 {
 	struct bench_result *r = data;
@@ -265,7 +284,7 @@ static int bench_thread(void *data)
 	bool limit = run->flags & BENCH_LIMIT;
 
 	if (limit)
-		bench_limit_fill(r, run->test == BENCH_HOTNESS ? run->k : run->nr);
+		bench_limit_fill(r, bench_thread_pages(run));
 	if (atomic_dec_and_test(&run->waiting))
 		complete_all(&run->started);
 	wait_for_completion(&run->started);
@@ -322,23 +341,8 @@ static int bench_thread(void *data)
 /* The most pages a run holds at once, all its threads together. */
 static unsigned long bench_pages_held(const struct bench_run *run)
 {
-	unsigned long per_thread;
-
-	switch (run->test) {
-	case BENCH_SEQ:
-	case BENCH_CONCURRENT:
-		per_thread = run->nr;
-		break;
-	case BENCH_HOTNESS:
-		per_thread = run->k;
-		break;
-	default:
-		per_thread = 1;
-	}
-	/* the limit's list is filled up front */
-	if (run->flags & BENCH_LIMIT)
-		per_thread = run->test == BENCH_HOTNESS ? run->k : run->nr;
-	return per_thread * (bench_all_cpus(run->test) ? num_online_cpus() : 1);
+	return (unsigned long)bench_thread_pages(run) *
+	       (bench_all_cpus(run->test) ? num_online_cpus() : 1);
 }
 
 static void bench_free_run(struct bench_run *run)
@@ -428,8 +432,8 @@ static int bench_parse(const char *buf, size_t len, struct bench_run *run)
  * @len: the length of @buf
  *
  * Return: 0 once the run is over and its results can be read, -EINVAL for
- * a request that is not one or whose threads would hold more than an
- * eighth of RAM at once, or the error that stopped the run.
+ * a request that is not one, -E2BIG for one whose threads would hold more
+ * than an eighth of RAM at once, or the error that stopped the run.
  */
 int pcpcache_bench_store(const struct pcpcache_ctl *ctl, const char *buf,
 			 size_t len)
@@ -442,7 +446,7 @@ int pcpcache_bench_store(const struct pcpcache_ctl *ctl, const char *buf,
 		return -ENOMEM;
 	err = bench_parse(buf, len, run);
 	if (!err && bench_pages_held(run) > totalram_pages() / 8)
-		err = -EINVAL;
+		err = -E2BIG;
 	if (!err) {
 		run->results = kcalloc(nr_cpu_ids, sizeof(*run->results),
 				       GFP_KERNEL);

@@ -424,6 +424,20 @@ TEST_F(knobs, a_write_after_a_write_is_refused)
 	close(fd);
 }
 
+/* Pages at once, all threads together, that the bench file refuses. */
+static unsigned long long bench_max_pages(void)
+{
+	long long kb = 0;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (f) {
+		if (fscanf(f, "MemTotal: %lld kB", &kb) != 1)
+			kb = 0;
+		fclose(f);
+	}
+	return kb / (sysconf(_SC_PAGESIZE) / 1024) / 8;
+}
+
 /*
  * The bench file reads each field of "TEST NR K FLAGS" as the other files
  * read a value: nothing wraps around and nothing trails. A refused
@@ -440,7 +454,8 @@ TEST_F(knobs, bench_requests_parse_strictly)
 		"seq 0 1 0", "seq 65537 1 0", "hotness 4 8 0", "seq 1 0 0",
 		"seq 1 1 8", "seq 1 1 0\r\n", "seq 00000000001 1 0",
 	};
-	char before[4096], after[4096];
+	char before[4096], after[4096], req[64];
+	unsigned long long max = bench_max_pages();
 	size_t i;
 	int err;
 
@@ -456,6 +471,15 @@ TEST_F(knobs, bench_requests_parse_strictly)
 	ASSERT_LT(0, pcp_read_file(PCP_DIR "/bench", after, sizeof(after)));
 	EXPECT_STREQ(before, after);
 
+	/* too big for the machine is another error, E2BIG */
+	snprintf(req, sizeof(req), "concurrent 65536 1 0");
+	if (65536ULL * pcp_nr_cpus() > max) {
+		EXPECT_EQ(-E2BIG, pcp_write("bench", req));
+	} else {
+		TH_LOG("%s fits %llu pages: E2BIG not tried", req, max);
+	}
+	/* the limit's list holds no more than the test does: a page */
+	EXPECT_EQ(0, pcp_write("bench", "pair 65536 1 4"));
 }
 
 /* Each of the 3 x 3 switches, with pages cached on every CPU. */
