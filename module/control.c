@@ -94,6 +94,26 @@ static int config_store(const struct pcpcache_ctl *ctl, const char *buf,
 	return pcpcache_edit_config(config_edit, &text);
 }
 
+/*
+ * Bumped by every write put in force: a writer that finds it unchanged
+ * after a refused write knows nobody else wrote meanwhile.
+ */
+static size_t generation_show(const struct pcpcache_ctl *ctl, char *buf,
+			      size_t size)
+{
+	struct pcpcache_config cfg;
+
+	return scnprintf(buf, size, "%lu\n", pcpcache_get_config(&cfg));
+}
+
+/* What pcpcache_config_check() needs, so that a tool can check first. */
+static size_t limits_show(const struct pcpcache_ctl *ctl, char *buf,
+			  size_t size)
+{
+	return scnprintf(buf, size, "max_batch=%u max_high_sum=%lu\n",
+			 PCPCACHE_MAX_BATCH, pcpcache_limit());
+}
+
 static size_t stats_show(const struct pcpcache_ctl *ctl, char *buf,
 			 size_t size)
 {
@@ -190,6 +210,8 @@ const struct pcpcache_ctl pcpcache_ctls[] = {
 	PCPCACHE_CTL_KNOB("cold_batch", PCPCACHE_KNOB_COLD_BATCH),
 	PCPCACHE_CTL_KNOB("cold_high", PCPCACHE_KNOB_COLD_HIGH),
 	{ .name = "config", .show = config_show, .store = config_store },
+	{ .name = "generation", .show = generation_show },
+	{ .name = "limits", .show = limits_show },
 	{ .name = "stats", .show = stats_show },
 	{ .name = "pagesets", .show = pagesets_show, .size = pagesets_size },
 	{ .name = "drain", .store = drain_store },

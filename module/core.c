@@ -123,7 +123,8 @@ static bool pcpcache_passing_through(void)
 	       PCPCACHE_MODE_PASSTHROUGH;
 }
 
-static unsigned long pcpcache_limit(void)
+/* The bound on high + cold_high that pcpcache_config_check() applies. */
+unsigned long pcpcache_limit(void)
 {
 	return pcpcache_max_per_cpu(totalram_pages(), num_possible_cpus());
 }

@@ -22,6 +22,7 @@ int pcpcache_set_config(const struct pcpcache_config *cfg);
 int pcpcache_edit_config(int (*edit)(struct pcpcache_config *cfg, void *arg),
 			 void *arg);
 unsigned long pcpcache_get_config(struct pcpcache_config *cfg);
+unsigned long pcpcache_limit(void);
 void pcpcache_drain_all(void);
 void pcpcache_drain_dead_cpu(int cpu);
 unsigned long pcpcache_shrink(unsigned long nr);

@@ -99,7 +99,8 @@ TEST_F(knobs, files_are_root_only)
 		{ "mode", 0600 }, { "batch", 0600 }, { "high", 0600 },
 		{ "cold_batch", 0600 }, { "cold_high", 0600 },
 		{ "stats", 0400 }, { "pagesets", 0400 }, { "drain", 0200 },
-		{ "user", 0600 }, { "fault_refill", 0600 },
+		{ "user", 0600 }, { "fault_refill", 0600 }, { "config", 0600 },
+		{ "bench", 0600 }, { "generation", 0400 }, { "limits", 0400 },
 	};
 	char path[128];
 	struct stat st;
@@ -122,7 +123,8 @@ TEST_F(knobs, other_users_are_refused)
 {
 	static const char * const files[] = {
 		"mode", "batch", "high", "cold_batch", "cold_high", "stats",
-		"pagesets", "drain", "user", "fault_refill",
+		"pagesets", "drain", "user", "fault_refill", "config", "bench",
+		"generation", "limits",
 	};
 	pid_t child;
 	int status;
@@ -480,6 +482,68 @@ TEST_F(knobs, bench_requests_parse_strictly)
 	}
 	/* the limit's list holds no more than the test does: a page */
 	EXPECT_EQ(0, pcp_write("bench", "pair 65536 1 4"));
+}
+
+static long generation(void)
+{
+	long gen = -1;
+
+	pcp_read_long("generation", &gen);
+	return gen;
+}
+
+/* Every write put in force counts once; nothing else counts. */
+TEST_F(knobs, generation_counts_applied_writes)
+{
+	long gen = generation();
+
+	ASSERT_LE(0, gen);
+	ASSERT_EQ(0, pcp_write("batch", "8"));
+	EXPECT_EQ(gen + 1, generation());
+	ASSERT_EQ(0, pcp_write("config", "mode=split batch=9 high=90"));
+	EXPECT_EQ(gen + 2, generation());
+	/* applied, if it changes nothing */
+	ASSERT_EQ(0, pcp_write("mode", "split"));
+	EXPECT_EQ(gen + 3, generation());
+	EXPECT_EQ(-EINVAL, pcp_write("batch", "91"));
+	EXPECT_EQ(-EINVAL, pcp_write("config", "batch=1 high=0"));
+	EXPECT_EQ(-EINVAL, pcp_write("mode", "bogus"));
+	EXPECT_EQ(0, pcp_write("drain", "1"));
+	EXPECT_EQ(0, pcp_write("fault_refill", "0"));
+	EXPECT_EQ(gen + 3, generation());
+	/* the switch benchmark: four switches, then the configuration back */
+	ASSERT_EQ(0, pcp_write("bench", "switch 4 1 0"));
+	EXPECT_EQ(gen + 8, generation());
+}
+
+/* limits says where the rules draw the line, and they draw it there. */
+TEST_F(knobs, limits_are_the_rules)
+{
+	unsigned long max_batch, max_sum;
+	char buf[128], cfg[128];
+
+	ASSERT_LT(0, pcp_read_file(PCP_DIR "/limits", buf, sizeof(buf)));
+	ASSERT_EQ(2, sscanf(buf, "max_batch=%lu max_high_sum=%lu\n",
+			    &max_batch, &max_sum)) {
+		TH_LOG("limits: %s", buf);
+	}
+	EXPECT_EQ(4096UL, max_batch);
+	ASSERT_LE(max_batch + 1, max_sum) {
+		TH_LOG("a machine this small cannot test the bound: %s", buf);
+	}
+
+	snprintf(cfg, sizeof(cfg), "batch=%lu high=%lu", max_batch + 1,
+		 max_batch + 1);
+	EXPECT_EQ(-EINVAL, pcp_write("config", cfg));
+	snprintf(cfg, sizeof(cfg), "batch=%lu high=%lu", max_batch, max_batch);
+	EXPECT_EQ(0, pcp_write("config", cfg));
+
+	snprintf(cfg, sizeof(cfg), "batch=1 high=%lu cold_batch=1 cold_high=1",
+		 max_sum);
+	EXPECT_EQ(-EINVAL, pcp_write("config", cfg));
+	snprintf(cfg, sizeof(cfg), "batch=1 high=%lu cold_batch=1 cold_high=1",
+		 max_sum - 1);
+	EXPECT_EQ(0, pcp_write("config", cfg));
 }
 
 /* Each of the 3 x 3 switches, with pages cached on every CPU. */
