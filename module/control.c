@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pcpcache control: what each of pcpcache's control and status files shows
- * and what a write to it does, whichever filesystem the file is in, so that
- * every file reads one grammar (parse.h) and obeys one set of rules
- * (policy.h).
+ * and what a write to it does, whichever filesystem the file is in
+ * (debugfs.c, sysfs.c), so that every file reads one grammar (parse.h) and
+ * obeys one set of rules (policy.h).
  *
  * A store is handed one whole write, with its length; it applies all of it
  * or, returning an error, nothing.
@@ -216,9 +216,10 @@ const struct pcpcache_ctl pcpcache_ctls[] = {
 	{ .name = "pagesets", .show = pagesets_show, .size = pagesets_size },
 	{ .name = "drain", .store = drain_store },
 	{ .name = "fault_refill", .show = fault_refill_show,
-	  .store = fault_refill_store },
+	  .store = fault_refill_store, .debugfs_only = true },
 	{ .name = "bench", .show = pcpcache_bench_show,
-	  .store = pcpcache_bench_store, .size = pcpcache_bench_size },
+	  .store = pcpcache_bench_store, .size = pcpcache_bench_size,
+	  .debugfs_only = true },
 };
 
 const unsigned int pcpcache_nr_ctls = ARRAY_SIZE(pcpcache_ctls);

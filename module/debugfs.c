@@ -12,7 +12,8 @@
  * the position past what it wrote, as in a file: a second write() on the
  * same open file is refused rather than taken for a new value. echo and
  * pcpctl open the file for each value. A write that fails changes
- * nothing, the position included.
+ * nothing, the position included; one of no bytes changes nothing and
+ * succeeds, as in sysfs.
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -51,8 +52,10 @@ static ssize_t ctl_write(struct file *file, const char __user *ubuf,
 	char *buf;
 	int err;
 
-	if (!ctl->store || *ppos || !count || count > PCPCACHE_WRITE_MAX)
+	if (!ctl->store || *ppos || count > PCPCACHE_WRITE_MAX)
 		return -EINVAL;
+	if (!count)
+		return 0;
 	buf = memdup_user(ubuf, count);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);

@@ -36,9 +36,9 @@ static const struct kernel_param_ops mode_param_ops = {
 
 /*
  * The parameters point into the configuration in force, so that reading
- * them in /sys/module/pcpcache/parameters/ shows what debugfs last set.
- * They are read-only there: run-time changes go through debugfs, which
- * checks them against each other. pcpcache_core_init() checks the values
+ * them in /sys/module/pcpcache/parameters/ shows what was last set.
+ * They are read-only there: run-time changes go through the files of
+ * control.c, which check them against each other. pcpcache_core_init() checks the values
  * given at load.
  */
 module_param_cb(mode, &mode_param_ops, &pcpcache_config.mode, 0444);
@@ -60,13 +60,20 @@ static int __init pcpcache_init(void)
 	if (err)
 		return err;
 	err = pcpcache_reclaim_init();
-	if (err) {
-		pcpcache_core_exit();
-		return err;
-	}
+	if (err)
+		goto core_exit;
+	err = pcpcache_sysfs_init();
+	if (err)
+		goto reclaim_exit;
 	pcpcache_debugfs_init();
 	pr_info("loaded, mode %s\n", pcpcache_mode_name(pcpcache_config.mode));
 	return 0;
+
+reclaim_exit:
+	pcpcache_reclaim_exit();
+core_exit:
+	pcpcache_core_exit();
+	return err;
 }
 
 /*
@@ -79,6 +86,7 @@ static void __exit pcpcache_exit(void)
 	long missing;
 
 	pcpcache_debugfs_exit();
+	pcpcache_sysfs_exit();
 	pcpcache_bench_exit();
 	pcpcache_reclaim_exit();
 	pcpcache_core_exit();

@@ -50,6 +50,7 @@ struct pcpcache_ctl {
 	/* the @size show needs, where a page may not do; NULL: a page */
 	size_t (*size)(void);
 	enum pcpcache_knob knob;	/* for the knob files */
+	bool debugfs_only;		/* a testing tool: not in sysfs */
 };
 
 extern const struct pcpcache_ctl pcpcache_ctls[];
@@ -65,6 +66,10 @@ int pcpcache_bench_store(const struct pcpcache_ctl *ctl, const char *buf,
 			 size_t len);
 size_t pcpcache_bench_size(void);
 void pcpcache_bench_exit(void);
+
+/* sysfs.c */
+int pcpcache_sysfs_init(void);
+void pcpcache_sysfs_exit(void);
 
 /* debugfs.c */
 void pcpcache_debugfs_init(void);

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The debugfs files of pcpcache: permissions, the knobs and their rules,
- * the one grammar of every value written and the one write per open file,
- * every mode switch with pages cached, drain, pagesets, stats and the
- * requests of the bench file. Each test starts from a freshly loaded
- * module with the defaults.
+ * The control and status files of pcpcache: permissions, the knobs and
+ * their rules, the one grammar of every value written, generation and
+ * limits, every mode switch with pages cached, drain, pagesets and stats,
+ * each test once through debugfs and once through sysfs; then what only
+ * debugfs has (one write per open file, the bench file's requests) and
+ * what only sysfs has (a whole value per write, pagesets read in pieces,
+ * the same text as debugfs). Each test starts from a freshly loaded module
+ * with the defaults.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,10 +33,12 @@ struct config {
 
 static int read_config(struct config *c)
 {
+	char path[256];
 	size_t i;
 	int err;
 
-	if (pcp_read_file(PCP_DIR "/mode", c->mode, sizeof(c->mode)) < 0)
+	pcp_path(path, sizeof(path), "mode");
+	if (pcp_read_file(path, c->mode, sizeof(c->mode)) < 0)
 		return -1;
 	for (i = 0; i < ARRAY_SIZE(knob_names); i++) {
 		err = pcp_read_long(knob_names[i], &c->knob[i]);
@@ -70,62 +75,105 @@ static int fill_caches(int nr)
 	return err;
 }
 
+/* Every test starts from a freshly loaded module with the defaults. */
+#define SETUP_FRESH_MODULE()						\
+	do {								\
+		const char *why = pcp_skip_reason();			\
+									\
+		if (why)						\
+			SKIP(return, "%s", why);			\
+		ASSERT_EQ(0, pcp_reload(NULL));				\
+	} while (0)
+
+static void unload(void)
+{
+	pcp_dir = PCP_DIR;
+	if (pcp_exists(PCP_SYSFS))
+		pcp_run("rmmod pcpcache");
+}
+
+/* Each file, and its mode in debugfs and in sysfs (0: not there). */
+static const struct {
+	const char *name;
+	mode_t debugfs, sysfs;
+} files[] = {
+	{ "mode", 0600, 0644 }, { "batch", 0600, 0644 },
+	{ "high", 0600, 0644 }, { "cold_batch", 0600, 0644 },
+	{ "cold_high", 0600, 0644 }, { "config", 0600, 0644 },
+	{ "stats", 0400, 0444 }, { "pagesets", 0400, 0444 },
+	{ "generation", 0400, 0444 }, { "limits", 0400, 0444 },
+	{ "drain", 0200, 0200 }, { "user", 0600, 0 },
+	{ "fault_refill", 0600, 0 }, { "bench", 0600, 0 },
+};
+
 FIXTURE(knobs) {
 	struct pcp_stats st;
 	char why[256];
 };
 
+/* The files the tests read and write: debugfs's, or sysfs's. */
+FIXTURE_VARIANT(knobs) {
+	const char *dir;
+	bool sysfs;
+};
+
+FIXTURE_VARIANT_ADD(knobs, debugfs) {
+	.dir = PCP_DIR,
+	.sysfs = false,
+};
+
+FIXTURE_VARIANT_ADD(knobs, sysfs) {
+	.dir = PCP_SYSFS_DIR,
+	.sysfs = true,
+};
+
 FIXTURE_SETUP(knobs)
 {
-	const char *why = pcp_skip_reason();
-
-	if (why)
-		SKIP(return, "%s", why);
-	ASSERT_EQ(0, pcp_reload(NULL));
+	SETUP_FRESH_MODULE();
+	pcp_dir = variant->dir;
 }
 
 FIXTURE_TEARDOWN(knobs)
 {
-	if (pcp_exists(PCP_SYSFS))
-		pcp_run("rmmod pcpcache");
+	unload();
 }
 
-TEST_F(knobs, files_are_root_only)
+static mode_t file_mode(const FIXTURE_VARIANT(knobs) *variant, size_t i)
 {
-	static const struct {
-		const char *name;
-		mode_t mode;
-	} files[] = {
-		{ "mode", 0600 }, { "batch", 0600 }, { "high", 0600 },
-		{ "cold_batch", 0600 }, { "cold_high", 0600 },
-		{ "stats", 0400 }, { "pagesets", 0400 }, { "drain", 0200 },
-		{ "user", 0600 }, { "fault_refill", 0600 }, { "config", 0600 },
-		{ "bench", 0600 }, { "generation", 0400 }, { "limits", 0400 },
-	};
+	return variant->sysfs ? files[i].sysfs : files[i].debugfs;
+}
+
+/*
+ * debugfs's files are root's alone; sysfs's, like transparent_hugepage's,
+ * anyone may read. The files only debugfs has are not in sysfs.
+ */
+TEST_F(knobs, file_modes)
+{
 	char path[128];
 	struct stat st;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(files); i++) {
-		snprintf(path, sizeof(path), PCP_DIR "/%s", files[i].name);
+		snprintf(path, sizeof(path), "%s/%s", variant->dir,
+			 files[i].name);
+		if (!file_mode(variant, i)) {
+			EXPECT_NE(0, stat(path, &st));
+			EXPECT_EQ(ENOENT, errno);
+			continue;
+		}
 		ASSERT_EQ(0, stat(path, &st)) {
 			TH_LOG("%s: %s", path, strerror(errno));
 		}
-		EXPECT_EQ(files[i].mode, st.st_mode & 0777) {
+		EXPECT_EQ(file_mode(variant, i), st.st_mode & 0777) {
 			TH_LOG("%s is %o", path, st.st_mode & 0777);
 		}
 		EXPECT_EQ(0U, st.st_uid);
 	}
 }
 
-/* Another user gets EACCES reading or writing any file. */
+/* Another user may read what the mode lets it and write nothing. */
 TEST_F(knobs, other_users_are_refused)
 {
-	static const char * const files[] = {
-		"mode", "batch", "high", "cold_batch", "cold_high", "stats",
-		"pagesets", "drain", "user", "fault_refill", "config", "bench",
-		"generation", "limits",
-	};
 	pid_t child;
 	int status;
 
@@ -134,16 +182,20 @@ TEST_F(knobs, other_users_are_refused)
 	if (!child) {
 		char path[128];
 		int bad = 0, fd;
+		bool may;
 		size_t i, m;
 
 		if (setgid(65534) || setuid(65534))
 			_exit(100);
 		for (i = 0; i < ARRAY_SIZE(files); i++) {
+			if (!file_mode(variant, i))
+				continue;
 			for (m = 0; m < 2; m++) {
-				snprintf(path, sizeof(path), PCP_DIR "/%s",
-					 files[i]);
+				snprintf(path, sizeof(path), "%s/%s",
+					 variant->dir, files[i].name);
+				may = !m && file_mode(variant, i) & 0004;
 				fd = open(path, m ? O_WRONLY : O_RDONLY);
-				if (fd >= 0 || errno != EACCES) {
+				if (may ? fd < 0 : (fd >= 0 || errno != EACCES)) {
 					fprintf(stderr, "# %s opened %s by uid 65534: %s\n",
 						path, m ? "for writing" : "for reading",
 						fd >= 0 ? "allowed" : strerror(errno));
@@ -213,7 +265,7 @@ TEST_F(knobs, writes_take_effect_everywhere)
 TEST_F(knobs, bad_writes_change_nothing)
 {
 	static const char * const bad_numbers[] = {
-		"", "\n", "abc", "-1", "12abc", "1 2", " 5", "5 ", "5\n\n",
+		"\n", "abc", "-1", "12abc", "1 2", " 5", "5 ", "5\n\n",
 		"0x10", "4294967296", "99999999999999999999", "1.5", "+",
 		"00000000000000000000000000000000000000005",
 		"+5", "-0", "\t5", "5\t", "5\r\n", "\n5", "0X10", "1e3",
@@ -224,13 +276,13 @@ TEST_F(knobs, bad_writes_change_nothing)
 		{ "high", "62" }, { "high", "0" }, { "high", "4000000000" },
 		{ "cold_batch", "0" }, { "cold_batch", "127" },
 		{ "cold_high", "30" }, { "cold_high", "4000000000" },
-		{ "mode", "" }, { "mode", "\n" }, { "mode", "bogus" },
+		{ "mode", "\n" }, { "mode", "bogus" },
 		{ "mode", "Single" }, { "mode", "single\n\n" },
 		{ "mode", "single split" }, { "mode", "[single]" },
 		{ "mode", " split" }, { "mode", "split\r\n" },
-		{ "drain", "0" }, { "drain", "2" }, { "drain", "" },
+		{ "drain", "0" }, { "drain", "2" }, { "drain", "\n" },
 		{ "drain", "yes" }, { "drain", "+1" },
-		{ "config", "" }, { "config", "batch=+8" },
+		{ "config", "\n" }, { "config", "batch=+8" },
 		{ "config", "batch=8 " }, { "config", "batch=8\t" },
 		{ "config", "mode=split\r\n" }, { "config", "batch=8 batch=8" },
 		{ "config", "batch=8  high=64" }, { "config", "batch=0x8" },
@@ -264,9 +316,41 @@ TEST_F(knobs, bad_writes_change_nothing)
 			       bad_values[i][0], bad_values[i][1]);
 		}
 	}
-	/* root may open read-only files for writing, but cannot write */
-	EXPECT_EQ(-EINVAL, pcp_write("stats", "0"));
-	EXPECT_EQ(-EINVAL, pcp_write("pagesets", "0"));
+	/*
+	 * root may open a read-only debugfs file for writing, but cannot
+	 * write; sysfs does not let it open one
+	 */
+	err = variant->sysfs ? -EACCES : -EINVAL;
+	EXPECT_EQ(err, pcp_write("stats", "0"));
+	EXPECT_EQ(err, pcp_write("pagesets", "0"));
+	EXPECT_EQ(err, pcp_write("generation", "0"));
+	EXPECT_EQ(err, pcp_write("limits", "max_batch=1"));
+	ASSERT_EQ(0, read_config(&after));
+	EXPECT_TRUE(same_config(&before, &after));
+}
+
+/* A write of no bytes is no value, and changes nothing, in either. */
+TEST_F(knobs, an_empty_write_changes_nothing)
+{
+	static const char * const writable[] = {
+		"mode", "batch", "high", "cold_batch", "cold_high", "config",
+		"drain",
+	};
+	struct config before, after;
+	long gen, gen_after;
+	size_t i;
+
+	ASSERT_EQ(0, read_config(&before));
+	ASSERT_EQ(0, pcp_read_long("generation", &gen));
+	for (i = 0; i < ARRAY_SIZE(writable); i++) {
+		EXPECT_EQ(0, pcp_write(writable[i], "")) {
+			TH_LOG("%s <- \"\"", writable[i]);
+		}
+	}
+	ASSERT_EQ(0, read_config(&after));
+	EXPECT_TRUE(same_config(&before, &after));
+	ASSERT_EQ(0, pcp_read_long("generation", &gen_after));
+	EXPECT_EQ(gen, gen_after);
 }
 
 /*
@@ -275,15 +359,16 @@ TEST_F(knobs, bad_writes_change_nothing)
  */
 static int read_state(char *buf, size_t size)
 {
-	char path[128];
+	char path[256];
 	size_t len;
 	ssize_t n;
 
-	n = pcp_read_file(PCP_DIR "/config", buf, size);
+	pcp_path(path, sizeof(path), "config");
+	n = pcp_read_file(path, buf, size);
 	if (n < 0)
 		return n;
 	len = n;
-	snprintf(path, sizeof(path), PCP_DIR "/fault_refill");
+	pcp_path(path, sizeof(path), "fault_refill");
 	n = pcp_read_file(path, buf + len, size - len);
 	return n < 0 ? n : 0;
 }
@@ -378,112 +463,6 @@ TEST_F(knobs, a_nul_is_refused_everywhere)
 	}
 }
 
-/*
- * A write carries a whole value at the start of the file: a second write
- * on the same open file is at another position and is refused, not taken
- * for a new value.
- */
-TEST_F(knobs, a_write_after_a_write_is_refused)
-{
-	long val;
-	int fd;
-
-	fd = open(PCP_DIR "/batch", O_WRONLY);
-	ASSERT_LE(0, fd);
-	EXPECT_EQ(1, write(fd, "3", 1));
-	EXPECT_EQ(-1, write(fd, "78", 2));
-	EXPECT_EQ(EINVAL, errno);
-	ASSERT_EQ(0, pcp_read_long("batch", &val));
-	EXPECT_EQ(3, val);
-	/* back at the start, a write is a value again */
-	EXPECT_EQ(0, lseek(fd, 0, SEEK_SET));
-	EXPECT_EQ(2, write(fd, "40", 2));
-	/* a file that can be read is a seq_file, which has no pwrite() */
-	EXPECT_EQ(-1, pwrite(fd, "5", 1, 0));
-	EXPECT_EQ(ESPIPE, errno);
-	ASSERT_EQ(0, pcp_read_long("batch", &val));
-	EXPECT_EQ(40, val);
-	close(fd);
-
-	/* a refused write leaves the position where it was */
-	fd = open(PCP_DIR "/config", O_WRONLY);
-	ASSERT_LE(0, fd);
-	EXPECT_EQ(-1, write(fd, "high=1", 6));
-	EXPECT_EQ(7, write(fd, "high=64", 7));
-	EXPECT_EQ(-1, write(fd, "batch=8", 7));
-	EXPECT_EQ(EINVAL, errno);
-	close(fd);
-	ASSERT_EQ(0, pcp_read_long("high", &val));
-	EXPECT_EQ(64, val);
-	ASSERT_EQ(0, pcp_read_long("batch", &val));
-	EXPECT_EQ(40, val);
-
-	fd = open(PCP_DIR "/drain", O_WRONLY);
-	ASSERT_LE(0, fd);
-	EXPECT_EQ(1, write(fd, "1", 1));
-	EXPECT_EQ(-1, write(fd, "1", 1));
-	EXPECT_EQ(EINVAL, errno);
-	close(fd);
-}
-
-/* Pages at once, all threads together, that the bench file refuses. */
-static unsigned long long bench_max_pages(void)
-{
-	long long kb = 0;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (f) {
-		if (fscanf(f, "MemTotal: %lld kB", &kb) != 1)
-			kb = 0;
-		fclose(f);
-	}
-	return kb / (sysconf(_SC_PAGESIZE) / 1024) / 8;
-}
-
-/*
- * The bench file reads each field of "TEST NR K FLAGS" as the other files
- * read a value: nothing wraps around and nothing trails. A refused
- * request leaves the last results as they were.
- */
-TEST_F(knobs, bench_requests_parse_strictly)
-{
-	static const char * const bad[] = {
-		"seq 4294967297 1 0", "seq 4294967296 1 0", "seq 1 1 0 junk",
-		"seq 1 1 0 0", "seq  1 1 0", " seq 1 1 0", "seq 1 1 0 ",
-		"seq 1 1 0\n\n", "seq +1 1 0", "seq 1 +1 0", "seq 1 1 +0",
-		"seq 0x10 1 0", "seq -1 1 0", "seq 1.0 1 0", "Seq 1 1 0",
-		"seq\t1 1 0", "seq 1 1", "seq", "", "\n", "bogus 1 1 0",
-		"seq 0 1 0", "seq 65537 1 0", "hotness 4 8 0", "seq 1 0 0",
-		"seq 1 1 8", "seq 1 1 0\r\n", "seq 00000000001 1 0",
-	};
-	char before[4096], after[4096], req[64];
-	unsigned long long max = bench_max_pages();
-	size_t i;
-	int err;
-
-	ASSERT_EQ(0, pcp_write("bench", "counter 0000000100 1 0\n"));
-	ASSERT_LT(0, pcp_read_file(PCP_DIR "/bench", before, sizeof(before)));
-	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		err = pcp_write("bench", bad[i]);
-		EXPECT_EQ(-EINVAL, err) {
-			TH_LOG("bench <- \"%s\": %s", bad[i],
-			       err ? strerror(-err) : "accepted");
-		}
-	}
-	ASSERT_LT(0, pcp_read_file(PCP_DIR "/bench", after, sizeof(after)));
-	EXPECT_STREQ(before, after);
-
-	/* too big for the machine is another error, E2BIG */
-	snprintf(req, sizeof(req), "concurrent 65536 1 0");
-	if (65536ULL * pcp_nr_cpus() > max) {
-		EXPECT_EQ(-E2BIG, pcp_write("bench", req));
-	} else {
-		TH_LOG("%s fits %llu pages: E2BIG not tried", req, max);
-	}
-	/* the limit's list holds no more than the test does: a page */
-	EXPECT_EQ(0, pcp_write("bench", "pair 65536 1 4"));
-}
-
 static long generation(void)
 {
 	long gen = -1;
@@ -520,9 +499,10 @@ TEST_F(knobs, generation_counts_applied_writes)
 TEST_F(knobs, limits_are_the_rules)
 {
 	unsigned long max_batch, max_sum;
-	char buf[128], cfg[128];
+	char buf[128], cfg[128], path[256];
 
-	ASSERT_LT(0, pcp_read_file(PCP_DIR "/limits", buf, sizeof(buf)));
+	pcp_path(path, sizeof(path), "limits");
+	ASSERT_LT(0, pcp_read_file(path, buf, sizeof(buf)));
 	ASSERT_EQ(2, sscanf(buf, "max_batch=%lu max_high_sum=%lu\n",
 			    &max_batch, &max_sum)) {
 		TH_LOG("limits: %s", buf);
@@ -664,6 +644,224 @@ TEST_F(knobs, stats_has_every_counter)
 			TH_LOG("%s missing or not 0 after load", name);
 		}
 	}
+}
+
+FIXTURE(debugfs) {
+};
+
+FIXTURE_SETUP(debugfs)
+{
+	SETUP_FRESH_MODULE();
+}
+
+FIXTURE_TEARDOWN(debugfs)
+{
+	unload();
+}
+
+/*
+ * A write carries a whole value at the start of the file: a second write
+ * on the same open file is at another position and is refused, not taken
+ * for a new value.
+ */
+TEST_F(debugfs, a_write_after_a_write_is_refused)
+{
+	long val;
+	int fd;
+
+	fd = open(PCP_DIR "/batch", O_WRONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(1, write(fd, "3", 1));
+	EXPECT_EQ(-1, write(fd, "78", 2));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, pcp_read_long("batch", &val));
+	EXPECT_EQ(3, val);
+	/* back at the start, a write is a value again */
+	EXPECT_EQ(0, lseek(fd, 0, SEEK_SET));
+	EXPECT_EQ(2, write(fd, "40", 2));
+	/* a file that can be read is a seq_file, which has no pwrite() */
+	EXPECT_EQ(-1, pwrite(fd, "5", 1, 0));
+	EXPECT_EQ(ESPIPE, errno);
+	ASSERT_EQ(0, pcp_read_long("batch", &val));
+	EXPECT_EQ(40, val);
+	close(fd);
+
+	/* a refused write leaves the position where it was */
+	fd = open(PCP_DIR "/config", O_WRONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, write(fd, "high=1", 6));
+	EXPECT_EQ(7, write(fd, "high=64", 7));
+	EXPECT_EQ(-1, write(fd, "batch=8", 7));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+	ASSERT_EQ(0, pcp_read_long("high", &val));
+	EXPECT_EQ(64, val);
+	ASSERT_EQ(0, pcp_read_long("batch", &val));
+	EXPECT_EQ(40, val);
+
+	fd = open(PCP_DIR "/drain", O_WRONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(1, write(fd, "1", 1));
+	EXPECT_EQ(-1, write(fd, "1", 1));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+}
+
+/* Pages at once, all threads together, that the bench file refuses. */
+static unsigned long long bench_max_pages(void)
+{
+	long long kb = 0;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (f) {
+		if (fscanf(f, "MemTotal: %lld kB", &kb) != 1)
+			kb = 0;
+		fclose(f);
+	}
+	return kb / (sysconf(_SC_PAGESIZE) / 1024) / 8;
+}
+
+/*
+ * The bench file reads each field of "TEST NR K FLAGS" as the other files
+ * read a value: nothing wraps around and nothing trails. A refused
+ * request leaves the last results as they were.
+ */
+TEST_F(debugfs, bench_requests_parse_strictly)
+{
+	static const char * const bad[] = {
+		"seq 4294967297 1 0", "seq 4294967296 1 0", "seq 1 1 0 junk",
+		"seq 1 1 0 0", "seq  1 1 0", " seq 1 1 0", "seq 1 1 0 ",
+		"seq 1 1 0\n\n", "seq +1 1 0", "seq 1 +1 0", "seq 1 1 +0",
+		"seq 0x10 1 0", "seq -1 1 0", "seq 1.0 1 0", "Seq 1 1 0",
+		"seq\t1 1 0", "seq 1 1", "seq", "\n", "bogus 1 1 0",
+		"seq 0 1 0", "seq 65537 1 0", "hotness 4 8 0", "seq 1 0 0",
+		"seq 1 1 8", "seq 1 1 0\r\n", "seq 00000000001 1 0",
+	};
+	char before[4096], after[4096], req[64];
+	unsigned long long max = bench_max_pages();
+	size_t i;
+	int err;
+
+	ASSERT_EQ(0, pcp_write("bench", "counter 0000000100 1 0\n"));
+	ASSERT_LT(0, pcp_read_file(PCP_DIR "/bench", before, sizeof(before)));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		err = pcp_write("bench", bad[i]);
+		EXPECT_EQ(-EINVAL, err) {
+			TH_LOG("bench <- \"%s\": %s", bad[i],
+			       err ? strerror(-err) : "accepted");
+		}
+	}
+	ASSERT_LT(0, pcp_read_file(PCP_DIR "/bench", after, sizeof(after)));
+	EXPECT_STREQ(before, after);
+
+	/* too big for the machine is another error, E2BIG */
+	snprintf(req, sizeof(req), "concurrent 65536 1 0");
+	if (65536ULL * pcp_nr_cpus() > max) {
+		EXPECT_EQ(-E2BIG, pcp_write("bench", req));
+	} else {
+		TH_LOG("%s fits %llu pages: E2BIG not tried", req, max);
+	}
+	/* the limit's list holds no more than the test does: a page */
+	EXPECT_EQ(0, pcp_write("bench", "pair 65536 1 4"));
+}
+
+FIXTURE(sysfs) {
+};
+
+FIXTURE_SETUP(sysfs)
+{
+	SETUP_FRESH_MODULE();
+}
+
+FIXTURE_TEARDOWN(sysfs)
+{
+	unload();
+}
+
+/*
+ * sysfs hands a store no file offset: every write() is a whole value,
+ * the second on an open file as much as the first.
+ */
+TEST_F(sysfs, every_write_is_a_value)
+{
+	long val;
+	int fd;
+
+	pcp_dir = PCP_SYSFS_DIR;
+	fd = open(PCP_SYSFS_DIR "/batch", O_WRONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(1, write(fd, "3", 1));
+	EXPECT_EQ(2, write(fd, "78", 2));
+	EXPECT_EQ(-1, write(fd, "379", 3));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+	ASSERT_EQ(0, pcp_read_long("batch", &val));
+	EXPECT_EQ(78, val);
+}
+
+/* What one file says, read whole, through debugfs or sysfs. */
+static ssize_t read_in(const char *dir, const char *file, char *buf,
+		       size_t size)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	return pcp_read_file(path, buf, size);
+}
+
+/* Both interfaces show the same state, whichever of them changed it. */
+TEST_F(sysfs, same_text_as_debugfs)
+{
+	static const char * const shared[] = {
+		"mode", "batch", "high", "cold_batch", "cold_high", "config",
+		"generation", "limits", "stats", "pagesets",
+	};
+	static char in_debugfs[65536], in_sysfs[65536];
+	size_t i, round;
+
+	ASSERT_EQ(0, fill_caches(100));
+	for (round = 0; round < 3; round++) {
+		for (i = 0; i < ARRAY_SIZE(shared); i++) {
+			ASSERT_LT(0, read_in(PCP_DIR, shared[i], in_debugfs,
+					     sizeof(in_debugfs)));
+			ASSERT_LT(0, read_in(PCP_SYSFS_DIR, shared[i], in_sysfs,
+					     sizeof(in_sysfs)));
+			EXPECT_STREQ(in_debugfs, in_sysfs) {
+				TH_LOG("%s differs after round %zu", shared[i],
+				       round);
+			}
+		}
+		if (round == 0)
+			ASSERT_EQ(0, pcp_write_file(PCP_SYSFS_DIR "/config",
+						    "mode=split batch=8 high=64"));
+		if (round == 1)
+			ASSERT_EQ(0, pcp_write_file(PCP_DIR "/mode", "passthrough"));
+	}
+}
+
+/*
+ * pagesets, a binary attribute, reads the same in any piece size; its
+ * length is not bound to a page.
+ */
+TEST_F(sysfs, pagesets_reads_in_pieces)
+{
+	static char whole[65536], pieces[65536];
+	size_t len = 0;
+	ssize_t n;
+	int fd;
+
+	ASSERT_EQ(0, fill_caches(100));
+	ASSERT_EQ(0, pcp_write_file(PCP_SYSFS_DIR "/mode", "split"));
+	ASSERT_LT(0, read_in(PCP_SYSFS_DIR, "pagesets", whole, sizeof(whole)));
+	fd = open(PCP_SYSFS_DIR "/pagesets", O_RDONLY);
+	ASSERT_LE(0, fd);
+	while ((n = read(fd, pieces + len, 7)) > 0)
+		len += n;
+	close(fd);
+	ASSERT_EQ(0, n);
+	pieces[len] = '\0';
+	EXPECT_STREQ(whole, pieces);
+	EXPECT_EQ(0, strncmp(whole, "  cpu   count    high   batch cold_count", 40));
 }
 
 TEST_HARNESS_MAIN

@@ -206,11 +206,12 @@ static const char * const ctl_modes[] = { "passthrough", "single", "split" };
 
 static int ctl_read(struct ctl_state *st)
 {
-	char buf[64];
+	char buf[64], path[256];
 	long val;
 	int i, err;
 
-	if (pcp_read_file(PCP_DIR "/mode", buf, sizeof(buf)) < 0)
+	pcp_path(path, sizeof(path), "mode");
+	if (pcp_read_file(path, buf, sizeof(buf)) < 0)
 		return -EIO;
 	st->mode = -1;
 	for (i = 0; i < 3; i++) {

@@ -17,6 +17,21 @@
 
 #include "pcpcache_util.h"
 
+const char *pcp_dir = PCP_DIR;
+
+/* The testing tools that only debugfs has. */
+static bool pcp_debugfs_only(const char *file)
+{
+	return !strcmp(file, "bench") || !strcmp(file, "fault_refill");
+}
+
+/* The path of pcpcache's file @file: in pcp_dir, or debugfs's own. */
+void pcp_path(char *buf, size_t size, const char *file)
+{
+	snprintf(buf, size, "%s/%s", pcp_debugfs_only(file) ? PCP_DIR : pcp_dir,
+		 file);
+}
+
 /* Run a shell command; its exit status, or -1 when it did not exit. */
 int pcp_run(const char *fmt, ...)
 {
@@ -108,16 +123,16 @@ int pcp_write_file(const char *path, const char *val)
 	return pcp_write_file_len(path, val, strlen(val));
 }
 
-/* Write the @len bytes at @buf to pcpcache's debugfs file @file. */
+/* Write the @len bytes at @buf to pcpcache's file @file (in pcp_dir). */
 int pcp_write_len(const char *file, const char *buf, size_t len)
 {
 	char path[256];
 
-	snprintf(path, sizeof(path), PCP_DIR "/%s", file);
+	pcp_path(path, sizeof(path), file);
 	return pcp_write_file_len(path, buf, len);
 }
 
-/* Write @val to the debugfs file @file of pcpcache. */
+/* Write @val to pcpcache's file @file (in pcp_dir). */
 int pcp_write(const char *file, const char *val)
 {
 	return pcp_write_len(file, val, strlen(val));
@@ -128,7 +143,7 @@ int pcp_read_long(const char *file, long *val)
 	char path[256], buf[64], *end;
 	ssize_t n;
 
-	snprintf(path, sizeof(path), PCP_DIR "/%s", file);
+	pcp_path(path, sizeof(path), file);
 	n = pcp_read_file(path, buf, sizeof(buf));
 	if (n < 0)
 		return n;
@@ -141,9 +156,11 @@ int pcp_read_long(const char *file, long *val)
 
 int pcp_read_stats(struct pcp_stats *st)
 {
-	char line[128];
-	FILE *f = fopen(PCP_DIR "/stats", "r");
+	char line[128], path[256];
+	FILE *f;
 
+	pcp_path(path, sizeof(path), "stats");
+	f = fopen(path, "r");
 	if (!f)
 		return -errno;
 	st->nr = 0;
@@ -197,10 +214,12 @@ bool pcp_books_balance(const struct pcp_stats *st, char *why, size_t size)
 /* Parse the pagesets file; the number of CPUs read, or -errno. */
 int pcp_read_pagesets(struct pcp_pageset *sets, int max)
 {
-	char line[256];
+	char line[256], path[256];
 	int nr = 0, n;
-	FILE *f = fopen(PCP_DIR "/pagesets", "r");
+	FILE *f;
 
+	pcp_path(path, sizeof(path), "pagesets");
+	f = fopen(path, "r");
 	if (!f)
 		return -errno;
 	if (!fgets(line, sizeof(line), f) || strncmp(line, "  cpu", 5)) {

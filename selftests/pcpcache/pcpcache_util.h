@@ -12,6 +12,7 @@
 #include <linux/pcpcache.h>
 
 #define PCP_DIR		PCPCACHE_DEBUGFS_DIR
+#define PCP_SYSFS_DIR	PCPCACHE_SYSFS_DIR
 #define PCP_SYSFS	"/sys/module/pcpcache"
 #define PCP_MAX_CPUS	1024
 #define PCP_MAX_STATS	64
@@ -34,7 +35,15 @@ struct pcp_pageset {
 #define __printf(a, b)	__attribute__((format(printf, a, b)))
 #endif
 
+/*
+ * Where pcp_write() and the readers below find the control and status
+ * files: PCP_DIR (debugfs) unless set to PCP_SYSFS_DIR. The files only
+ * debugfs has (bench, fault_refill, user) are found there whatever it says.
+ */
+extern const char *pcp_dir;
+
 int pcp_run(const char *fmt, ...) __printf(1, 2);
+void pcp_path(char *buf, size_t size, const char *file);
 bool pcp_exists(const char *path);
 bool pcp_debugfs_mounted(void);
 const char *pcp_skip_reason(void);

@@ -17,6 +17,8 @@
 
 #define PCPCACHE_DEBUGFS_DIR	"/sys/kernel/debug/pcpcache"
 #define PCPCACHE_USER_FILE	PCPCACHE_DEBUGFS_DIR "/user"
+/* the control and status files again, where kernel lockdown allows them */
+#define PCPCACHE_SYSFS_DIR	"/sys/kernel/mm/pcpcache"
 
 /* PCPCACHE_IOC_ALLOC, PCPCACHE_IOC_FREE: flags */
 #define PCPCACHE_COLD		(1U << 0)	/* allocate or free cold */
