@@ -526,6 +526,56 @@ TEST_F(knobs, limits_are_the_rules)
 	EXPECT_EQ(0, pcp_write("config", cfg));
 }
 
+/*
+ * Write @knob @rounds times, through @file ("config" or the knob's own),
+ * and read it back after each write: nobody else writes it, so it must
+ * be what was written. The number of rounds that found it otherwise.
+ */
+static int write_and_check(const char *file, const char *knob, int rounds,
+			   int base)
+{
+	char val[64];
+	int i, lost = 0;
+	long now;
+
+	for (i = 0; i < rounds; i++) {
+		if (strcmp(file, "config"))
+			snprintf(val, sizeof(val), "%d", base + i % 30);
+		else
+			snprintf(val, sizeof(val), "%s=%d", knob, base + i % 30);
+		if (pcp_write(file, val) || pcp_read_long(knob, &now))
+			return rounds;
+		lost += now != base + i % 30;
+	}
+	return lost;
+}
+
+/*
+ * A config write and a knob write at the same time never undo each
+ * other: each copies, changes and commits the configuration under one
+ * lock, so the setting the other one names is never put back.
+ */
+TEST_F(knobs, config_and_knob_writes_never_undo_each_other)
+{
+	const int rounds = 400;
+	int status, lost;
+	pid_t child;
+
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child)
+		_exit(write_and_check("config", "cold_batch", rounds, 1) ? 1 : 0);
+	lost = write_and_check("batch", "batch", rounds, 1);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_EQ(0, lost) {
+		TH_LOG("batch undone in %d of %d rounds", lost, rounds);
+	}
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) {
+		TH_LOG("cold_batch, written through config, was undone");
+	}
+}
+
 /* Each of the 3 x 3 switches, with pages cached on every CPU. */
 TEST_F(knobs, mode_switches_keep_the_books)
 {
