@@ -42,16 +42,19 @@ KSFT_FILES := tools/testing/selftests/Makefile tools/testing/selftests/lib.mk \
 all: module selftests tools
 
 # Userspace tools, into build/bin (which the VM puts on its PATH).
-PCPCTL_SRC := tools/pcpctl/pcpctl.c tools/pcpctl/bench.c \
-	selftests/pcpcache/pcpcache_util.c selftests/pcpcache/pcpcache_stress.c
+PCPCTL_SRC := tools/pcpctl/pcpctl.c tools/pcpctl/bench.c tools/pcpctl/args.c \
+	selftests/pcpcache/pcpcache_util.c selftests/pcpcache/pcpcache_stress.c \
+	module/parse.c
 
 tools: $(BUILD)/bin/pcpctl
 
+# It compiles the module's plain-C grammar and rules (module/parse.c,
+# policy.c) to check what it is given as pcpcache would.
 $(BUILD)/bin/pcpctl: $(PCPCTL_SRC) $(wildcard selftests/pcpcache/*.h tools/pcpctl/*.h) \
-		include/uapi/linux/pcpcache.h
+		include/uapi/linux/pcpcache.h module/parse.h module/policy.h
 	mkdir -p $(BUILD)/bin
-	$(CC) -Wall -Wextra -O2 -g -Iinclude/uapi -Iselftests/pcpcache \
-		-o $@ $(PCPCTL_SRC) -lpthread
+	$(CC) -Wall -Wextra -O2 -g -Iinclude/uapi -Iselftests/pcpcache -Imodule \
+		-o $@ $(PCPCTL_SRC) -lpthread -lm
 
 deps:
 	@$(TOP)/tools/setup

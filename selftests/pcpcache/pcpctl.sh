@@ -29,14 +29,75 @@ command -v pcpctl > /dev/null || { echo "# SKIP: pcpctl is not on PATH (make put
 modinfo pcpcache > /dev/null 2>&1 || { echo "# SKIP: modprobe cannot find pcpcache.ko"; exit $ksft_skip; }
 
 echo "TAP version 13"
-echo "1..18"
+# the plan counts itself: one test per check line of this file
+echo "1..$(grep -c '^check ' "$0")"
 rmmod pcpcache 2> /dev/null
+
+# Each bad option: exit 2, one line on stderr naming it, nothing on stdout.
+bad_options()
+{
+	while IFS='|' read -r cmd arg; do
+		# shellcheck disable=SC2086
+		pcpctl $cmd "$arg" > /tmp/bad.out 2> /tmp/bad.err
+		rc=$?
+		if [ $rc != 2 ] || [ -s /tmp/bad.out ] ||
+		   [ "$(wc -l < /tmp/bad.err)" != 1 ]; then
+			echo "pcpctl $cmd '$arg': exit $rc, stdout $(wc -c < /tmp/bad.out) bytes, stderr:"
+			cat /tmp/bad.err
+			return 1
+		fi
+	done <<-EOF
+	stress --seconds|abc
+	stress --seconds|-1
+	stress --seconds|0
+	stress --seconds|1e3
+	stress --seconds| 5
+	stress --seconds|5s
+	stress --seconds|86401
+	stress --cpus|0-
+	stress --cpus|3-1
+	stress --cpus|1,,2
+	stress --cpus|-1
+	stress --cpus|1024
+	stress --cpus|0x1
+	stress --seed|-5
+	stress --seed|4294967296
+	stress --fault|101
+	stress --fault|5%
+	stress|extra
+	bench --only|1-3
+	bench --only|0
+	bench --only|7
+	bench --only|1,,2
+	bench --only|
+	bench --reps|3x
+	bench --reps|0
+	bench --reps|16
+	bench --reps|+3
+	bench|extra
+	watch|nan
+	watch|1e10
+	watch|inf
+	watch|-1
+	watch|0
+	watch|0.05
+	watch|1.
+	watch|.5
+	watch|3601
+	EOF
+}
 
 check "without the module: exit 1, 'not loaded'" \
 	sh -c 'out=$(pcpctl stats 2>&1); rc=$?; echo "$out"; test $rc = 1 && echo "$out" | grep -q "not loaded"'
 
+check "bad numeric options: exit 2 and one line each" bad_options
+
 modprobe pcpcache
 check "unknown command: usage, exit 2" sh -c 'pcpctl nosuch; test $? = 2'
+check "the order of the options does not change what they mean" sh -c '
+	pcpctl bench --quick --reps 1 --only 2 > /tmp/o1 &&
+	pcpctl bench --reps 1 --quick --only 2 > /tmp/o2 &&
+	grep -q "median of 1," /tmp/o1 && grep -q "median of 1," /tmp/o2'
 check "every subcommand has --help" sh -c 'for c in stats pagesets mode set drain watch stress bench; do pcpctl $c --help | grep -q usage || exit 1; done'
 before=$(cat $D/config)
 check "set refuses batch > high, exit 1, names the culprit" \

@@ -30,8 +30,10 @@ static const char *row_name(int row)
 	return row < 3 ? modes[row] : "limit";
 }
 
+#define NR_BENCHMARKS	6
+
 struct opts {
-	int reps;
+	unsigned int reps;
 	unsigned int only;	/* bit n: run benchmark n; 0: all */
 	bool quick, json;
 	const char *csv, *plot;
@@ -93,7 +95,8 @@ static int run_median(const struct opts *o, const char *test, unsigned int nr,
 {
 	static double a[PCP_MAX_CPUS][MAX_REPS], b[PCP_MAX_CPUS][MAX_REPS];
 	struct figures f;
-	int r, c, err;
+	unsigned int r;
+	int c, err;
 
 	err = run_once(test, nr, k, flags, &f);
 	for (r = 0; r < o->reps && !err; r++) {
@@ -128,7 +131,8 @@ static int run_rows(const struct opts *o, const char *test, unsigned int nr,
 	static double a[NR_ROWS][PCP_MAX_CPUS][MAX_REPS];
 	static double b[NR_ROWS][PCP_MAX_CPUS][MAX_REPS];
 	struct figures f;
-	int r, row, c;
+	unsigned int r;
+	int row, c;
 
 	for (r = 0; r < o->reps; r++) {
 		for (row = 0; row < NR_ROWS; row++) {
@@ -209,7 +213,7 @@ static int bench_alloc_free(const struct opts *o, bool all, double *pair_one)
 	FILE *csv;
 	int row, c;
 
-	printf("\n%d. %s: %u allocations, then %u frees (cycles per operation, median of %d, rows in turns)\n",
+	printf("\n%d. %s: %u allocations, then %u frees (cycles per operation, median of %u, rows in turns)\n",
 	       all ? 3 : 1, all ? "every CPU at once" : "one CPU", nr, nr, o->reps);
 	printf("%-12s %10s %10s %9s %9s%s\n", "", "alloc", "free", "alloc/pt",
 	       "free/pt", all ? "  per CPU alloc/free" : "");
@@ -252,7 +256,7 @@ static int bench_pair(const struct opts *o, double *pair)
 	FILE *csv;
 	int row;
 
-	printf("\n2. one CPU: %u alloc/free pairs (cycles per pair, median of %d, rows in turns)\n",
+	printf("\n2. one CPU: %u alloc/free pairs (cycles per pair, median of %u, rows in turns)\n",
 	       nr, o->reps);
 	printf("%-12s %10s %9s %9s\n", "", "pair", "vs pt", "vs limit");
 	if (run_rows(o, "pair", nr, rows))
@@ -287,7 +291,7 @@ static int bench_hotness(const struct opts *o)
 	FILE *csv;
 
 	printf("\n4. every CPU: allocate K pages, write every byte, free them; %u pages per CPU\n"
-	       "   (cycles per page, mean over CPUs of the median of %d)\n", nr, o->reps);
+	       "   (cycles per page, mean over CPUs of the median of %u)\n", nr, o->reps);
 	printf("%-12s %5s", "", "");
 	for (i = 0; i < nk; i++)
 		printf(" %9u", ks[i]);
@@ -473,7 +477,8 @@ static void bench_usage(FILE *f)
 		"with the defaults.\n"
 		"\n"
 		"  --quick     smaller sizes, for a first look (make demo)\n"
-		"  --reps N    repetitions per figure, the median is shown (default 5)\n"
+		"  --reps N    repetitions per figure, 1 to 15, the median is shown\n"
+		"              (default 5, 3 with --quick)\n"
 		"  --csv DIR   write the raw figures as CSV files into DIR\n"
 		"  --json      print the figures as JSON after the tables\n"
 		"  --only LIST run only these benchmarks, e.g. 1,2 (no target verdicts)\n"
@@ -494,27 +499,23 @@ int cmd_bench(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	struct opts o = { .reps = 5 };
+	struct opts o = { .reps = 0 };
+	unsigned long long only;
 	double one[NR_ROWS], all[NR_ROWS], pair[NR_ROWS], switch_ms = 0;
 	const char *from = NULL, *bad;
 	char *json = NULL;
 	size_t json_len = 0;
 	struct utsname u;
-	int opt, err, n;
-	char *p;
+	int opt, err;
 
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'q':
 			o.quick = true;
-			o.reps = 3;
 			break;
 		case 'r':
-			o.reps = atoi(optarg);
-			if (o.reps < 1 || o.reps > MAX_REPS) {
-				fprintf(stderr, "%s: --reps takes 1 to %d\n", prog, MAX_REPS);
+			if (parse_uint_arg("--reps", optarg, 1, MAX_REPS, &o.reps))
 				return 2;
-			}
 			break;
 		case 'c':
 			o.csv = optarg;
@@ -529,14 +530,10 @@ int cmd_bench(int argc, char **argv)
 			from = optarg;
 			break;
 		case 'o':
-			for (p = strtok(optarg, ","); p; p = strtok(NULL, ",")) {
-				n = atoi(p);
-				if (n < 1 || n > 6) {
-					fprintf(stderr, "%s: --only takes benchmarks 1 to 6\n", prog);
-					return 2;
-				}
-				o.only |= 1U << n;
-			}
+			if (parse_list_arg("--only", optarg, 1, NR_BENCHMARKS, false,
+					   &only, 1))
+				return 2;
+			o.only = only;
 			break;
 		case 'h':
 			bench_usage(stdout);
@@ -546,6 +543,11 @@ int cmd_bench(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (no_operands("bench", argc, argv, optind))
+		return 2;
+	/* after the loop, so that the order of the options does not matter */
+	if (!o.reps)
+		o.reps = o.quick ? 3 : 5;
 	if (from)
 		return o.plot ? plot(from, o.plot) : (bench_usage(stderr), 2);
 	if (o.plot && !o.csv) {

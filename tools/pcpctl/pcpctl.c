@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,11 @@
 #include "pcpctl.h"
 
 const char *prog = "pcpctl";
+
+/* A day: longer is more likely a typo than a plan. */
+#define STRESS_MAX_SECONDS	86400
+#define WATCH_MIN_INTERVAL	0.1
+#define WATCH_MAX_INTERVAL	3600.0
 
 static void usage(FILE *f)
 {
@@ -51,9 +57,10 @@ static void stress_usage(FILE *f)
 		"drains and checks that the books balance; exits 1 if they do not\n"
 		"or anything unexpected happened.\n"
 		"\n"
-		"  --seconds N  how long to run (default 10)\n"
+		"  --seconds N  how long to run, 1 to 86400 (default 10)\n"
 		"  --cpus LIST  CPUs to run on, like 0-3,6\n"
-		"  --seed S     seed of every random choice, to replay a run\n"
+		"  --seed S     seed of every random choice, 0 to 4294967295,\n"
+		"               to replay a run\n"
 		"  --calm       no controller: the configuration stays as it is\n"
 		"  --hotplug    the controller also takes CPUs offline and back\n"
 		"  --fault P    cut P%% of refills short (fault_refill) meanwhile\n",
@@ -72,26 +79,20 @@ const char *unusable(void)
 	return NULL;
 }
 
+/* "0-3,6" into @set; -1 after saying why not. */
 static int parse_cpus(const char *list, cpu_set_t *set)
 {
-	char *copy = strdup(list), *tok, *save = NULL, *end;
-	long lo, hi;
-	int err = 0;
+	unsigned long long bits[PCP_MAX_CPUS / 64];
+	int cpu;
 
+	if (parse_list_arg("--cpus", list, 0, PCP_MAX_CPUS - 1, true, bits,
+			   ARRAY_SIZE(bits)))
+		return -1;
 	CPU_ZERO(set);
-	for (tok = strtok_r(copy, ",", &save); tok && !err;
-	     tok = strtok_r(NULL, ",", &save)) {
-		lo = strtol(tok, &end, 10);
-		hi = lo;
-		if (*end == '-')
-			hi = strtol(end + 1, &end, 10);
-		if (end == tok || *end || lo < 0 || hi < lo || hi >= PCP_MAX_CPUS)
-			err = -EINVAL;
-		for (; !err && lo <= hi; lo++)
-			CPU_SET(lo, set);
-	}
-	free(copy);
-	return err || !CPU_COUNT(set) ? -EINVAL : 0;
+	for (cpu = 0; cpu < PCP_MAX_CPUS; cpu++)
+		if (bits[cpu / 64] & 1ULL << (cpu % 64))
+			CPU_SET(cpu, set);
+	return 0;
 }
 
 static int cmd_stress(int argc, char **argv)
@@ -124,17 +125,18 @@ static int cmd_stress(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
-			opts.seconds = strtoul(optarg, NULL, 10);
+			if (parse_uint_arg("--seconds", optarg, 1, STRESS_MAX_SECONDS,
+					   &opts.seconds))
+				return 2;
 			break;
 		case 'c':
-			if (parse_cpus(optarg, &opts.cpus)) {
-				fprintf(stderr, "%s: bad CPU list '%s'\n", prog,
-					optarg);
+			if (parse_cpus(optarg, &opts.cpus))
 				return 2;
-			}
 			break;
 		case 's':
-			opts.seed = strtoul(optarg, NULL, 10);
+			if (parse_uint_arg("--seed", optarg, 0, UINT_MAX,
+					   &opts.seed))
+				return 2;
 			break;
 		case 'q':
 			opts.chaos = false;
@@ -143,12 +145,8 @@ static int cmd_stress(int argc, char **argv)
 			opts.hotplug = true;
 			break;
 		case 'f':
-			opts.fault = strtoul(optarg, NULL, 10);
-			if (opts.fault > 100) {
-				fprintf(stderr, "%s: --fault takes 0 to 100\n",
-					prog);
+			if (parse_uint_arg("--fault", optarg, 0, 100, &opts.fault))
 				return 2;
-			}
 			break;
 		case 'h':
 			stress_usage(stdout);
@@ -158,6 +156,8 @@ static int cmd_stress(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (no_operands("stress", argc, argv, optind))
+		return 2;
 	bad = unusable();
 	if (bad) {
 		fprintf(stderr, "%s: %s\n", prog, bad);
@@ -389,21 +389,29 @@ static int cmd_watch(int argc, char **argv)
 	};
 	struct pcp_stats prev, now;
 	double interval = 1;
+	struct timespec ts;
 	unsigned int i, line = 0;
 
 	if (wants_help(argc, argv,
 		       "usage: pcpctl watch [INTERVAL]\n\n"
-		       "Every INTERVAL seconds (default 1), the counters' rates per\n"
-		       "second and the pages cached, like vmstat 1. Ctrl-C stops.\n"))
+		       "Every INTERVAL seconds (default 1; 0.1 to 3600, like 2 or 0.5),\n"
+		       "the counters' rates per second and the pages cached, like\n"
+		       "vmstat 1. Ctrl-C stops.\n"))
 		return 0;
-	if (argc > 2 || (argc == 2 && (interval = atof(argv[1])) <= 0)) {
+	if (argc > 2) {
 		fprintf(stderr, "usage: %s watch [INTERVAL]\n", prog);
 		return 2;
 	}
+	if (argc == 2 && parse_seconds_arg("watch: INTERVAL", argv[1],
+					   WATCH_MIN_INTERVAL,
+					   WATCH_MAX_INTERVAL, &interval))
+		return 2;
+	ts.tv_sec = interval;
+	ts.tv_nsec = (interval - ts.tv_sec) * 1e9;
 	if (need_pcpcache() || pcp_read_stats(&prev))
 		return 1;
 	for (;;) {
-		usleep(interval * 1e6);
+		nanosleep(&ts, NULL);
 		if (pcp_read_stats(&now)) {
 			fprintf(stderr, "%s: pcpcache went away\n", prog);
 			return 1;

@@ -5,6 +5,9 @@
 #ifndef _PCPCTL_H
 #define _PCPCTL_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "pcpcache_stress.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -13,5 +16,15 @@ extern const char *prog;
 
 const char *unusable(void);
 int cmd_bench(int argc, char **argv);
+
+/* args.c: numeric options, read strictly */
+int parse_uint_arg(const char *what, const char *s, unsigned int min,
+		   unsigned int max, unsigned int *val);
+int parse_seconds_arg(const char *what, const char *s, double min, double max,
+		      double *val);
+int parse_list_arg(const char *what, const char *s, unsigned int min,
+		   unsigned int max, bool ranges, unsigned long long *set,
+		   size_t words);
+int no_operands(const char *cmd, int argc, char **argv, int optind);
 
 #endif /* _PCPCTL_H */
