@@ -7,6 +7,7 @@
 
 ksft_skip=4
 D=/sys/kernel/debug/pcpcache
+S=/sys/kernel/mm/pcpcache
 n=0
 failed=0
 
@@ -99,11 +100,53 @@ check "the order of the options does not change what they mean" sh -c '
 	pcpctl bench --reps 1 --quick --only 2 > /tmp/o2 &&
 	grep -q "median of 1," /tmp/o1 && grep -q "median of 1," /tmp/o2'
 check "every subcommand has --help" sh -c 'for c in stats pagesets mode set drain watch stress bench; do pcpctl $c --help | grep -q usage || exit 1; done'
-before=$(cat $D/config)
-check "set refuses batch > high, exit 1, names the culprit" \
-	sh -c 'pcpctl set batch=8 high=4; test $? = 1'
-check "... and changes nothing" test "$(cat $D/config)" = "$before"
-check "set refuses an unknown knob" sh -c 'pcpctl set batch=8 nosuch=1; test $? = 1 && test "$(cat '$D'/config)" = "'"$before"'"'
+# What a refused "set" must leave as it was: the configuration and its
+# generation, the pages cached, and the drain and mode switch counters.
+state()
+{
+	cat $D/config $D/generation
+	grep -E '^(cached|drain|mode_switches) ' $D/stats
+}
+
+# set_refused EXPECTED ARGS...: "pcpctl set ARGS..." exits 1 with one
+# line on stderr that matches the extended regex EXPECTED, nothing changed.
+set_refused()
+{
+	want=$1
+	shift
+	state > /tmp/state.before
+	pcpctl set "$@" > /tmp/set.out 2> /tmp/set.err
+	rc=$?
+	state > /tmp/state.after
+	cat /tmp/set.err
+	[ $rc = 1 ] && [ "$(wc -l < /tmp/set.err)" = 1 ] &&
+		grep -qE "$want" /tmp/set.err && ! [ -s /tmp/set.out ] &&
+		cmp -s /tmp/state.before /tmp/state.after
+}
+
+# pages in the magazines, so that a stray drain would show
+echo "seq 200 1 0" > $D/bench
+long=$(printf '%01100d' 7)
+max=$(sed -n 's/.*max_high_sum=\([0-9]*\).*/\1/p' $D/limits)
+check "set refuses batch > high, names both, changes nothing" \
+	set_refused 'batch=8 \(given\) with high=4 \(given\)' batch=8 high=4
+check "set names the setting in force it clashes with" \
+	set_refused 'batch=63 \(in force\) with high=10 \(given\)' high=10
+check "set refuses mode=passthrough batch=5000: no drain, no switch" \
+	set_refused 'batch=5000 \(given\).*batch <= 4096' mode=passthrough batch=5000
+check "set refuses over the machine's bound, from limits" \
+	set_refused "high=$max \\(given\\) \\+ cold_high=126 \\(in force\\) is over $max" high=$max
+check "set refuses 1100 digits cleanly" \
+	set_refused "is not KEY=VALUE" batch=$long high=400 cold_high=126
+check "set refuses an argument of 100000 bytes" \
+	set_refused "is not KEY=VALUE" "batch=$(printf '%0100000d' 1)"
+check "set refuses an unknown knob" set_refused "'nosuch=1' is not" batch=8 nosuch=1
+check "set refuses a setting given twice" set_refused "batch is given twice" batch=8 batch=9
+check "set refuses two settings in one argument" set_refused "is not KEY=VALUE" "batch=8 high=64"
+check "set refuses +8, 0x8 and a mode not named exactly" sh -c '
+	for a in batch=+8 batch=0x8 "batch= 8" mode=Split mode= =8 batch; do
+		pcpctl set "$a" 2> /dev/null; test $? = 1 || { echo "$a"; exit 1; }
+	done'
 check "set applies several at once" pcpctl set mode=split batch=8 high=64
 check "... all of them" test "$(cat $D/config)" = "mode=split batch=8 high=64 cold_batch=31 cold_high=126"
 check "mode refuses a bad name" sh -c 'pcpctl mode bogus; test $? = 1'
@@ -112,6 +155,22 @@ check "stats --json has the hit rate" sh -c 'pcpctl stats --json | grep -q "\"hi
 check "pagesets has a header and a line per CPU" \
 	sh -c 'test $(pcpctl pagesets | wc -l) -gt $(nproc)'
 check "stress runs and the books balance" pcpctl stress --seconds 2 --seed 3
+check "another user reads through sysfs, is told it may not write" sh -c '
+	su -s /bin/sh nobody -c "pcpctl mode && pcpctl stats > /dev/null" || exit 1
+	out=$(su -s /bin/sh nobody -c "pcpctl mode split" 2>&1); rc=$?
+	echo "$out"
+	test $rc = 1 && echo "$out" | grep -q "neither .* can be written; .* for root"'
+check "without debugfs: the controls through sysfs; stress says what it lacks" sh -c '
+	umount /sys/kernel/debug || exit 1
+	pcpctl mode split && pcpctl set batch=9 high=90 && pcpctl drain &&
+		grep -q "\[split\]" '$S'/mode && grep -q "batch=9 high=90" '$S'/config
+	ok=$?
+	out=$(pcpctl stress --seconds 1 2>&1); rc=$?
+	mount -t debugfs debugfs /sys/kernel/debug
+	echo "$out"
+	test $ok = 0 && test $rc = 1 && echo "$out" | grep -q "stress needs /sys/kernel/debug/pcpcache/user"'
+check "... and back: set puts single mode and the defaults" \
+	pcpctl set mode=single batch=63 high=378
 check "drain empties the magazines" sh -c 'pcpctl drain && grep -qx "cached 0" '$D'/stats'
 check "watch prints rates" sh -c 'timeout 3 pcpctl watch 1 > /tmp/w; grep -q cached /tmp/w && test $(wc -l < /tmp/w) -ge 2'
 

@@ -502,7 +502,7 @@ int cmd_bench(int argc, char **argv)
 	struct opts o = { .reps = 0 };
 	unsigned long long only;
 	double one[NR_ROWS], all[NR_ROWS], pair[NR_ROWS], switch_ms = 0;
-	const char *from = NULL, *bad;
+	const char *from = NULL;
 	char *json = NULL;
 	size_t json_len = 0;
 	struct utsname u;
@@ -554,11 +554,8 @@ int cmd_bench(int argc, char **argv)
 		fprintf(stderr, "%s: --plot needs --csv DIR (or --from CSVDIR)\n", prog);
 		return 2;
 	}
-	bad = unusable();
-	if (bad) {
-		fprintf(stderr, "%s: %s\n", prog, bad);
+	if (need_writable() || need_debugfs_file("bench", "bench"))
 		return 1;
-	}
 	if (o.csv && mkdir(o.csv, 0755) && errno != EEXIST) {
 		fprintf(stderr, "%s: %s: %s\n", prog, o.csv, strerror(errno));
 		return 1;

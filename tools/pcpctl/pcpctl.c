@@ -67,18 +67,6 @@ static void stress_usage(FILE *f)
 		prog);
 }
 
-/* Why pcpcache cannot be used, or NULL when it can. */
-const char *unusable(void)
-{
-	if (geteuid() != 0)
-		return "pcpcache's files are for root only";
-	if (!pcp_debugfs_mounted())
-		return "debugfs is not mounted on /sys/kernel/debug (mount -t debugfs none /sys/kernel/debug)";
-	if (!pcp_exists(PCP_DIR))
-		return "the pcpcache module is not loaded (modprobe pcpcache)";
-	return NULL;
-}
-
 /* "0-3,6" into @set; -1 after saying why not. */
 static int parse_cpus(const char *list, cpu_set_t *set)
 {
@@ -117,7 +105,6 @@ static int cmd_stress(int argc, char **argv)
 	unsigned long long pages = 0, ioctls = 0;
 	struct pcp_stats st;
 	char why[256];
-	const char *bad;
 	int opt, i, ok;
 
 	if (sched_getaffinity(0, sizeof(opts.cpus), &opts.cpus))
@@ -158,11 +145,8 @@ static int cmd_stress(int argc, char **argv)
 	}
 	if (no_operands("stress", argc, argv, optind))
 		return 2;
-	bad = unusable();
-	if (bad) {
-		fprintf(stderr, "%s: %s\n", prog, bad);
+	if (need_writable() || need_debugfs_file("stress", "user"))
 		return 1;
-	}
 
 	printf("seed %u, %u s, %d CPUs%s\n", opts.seed, opts.seconds,
 	       CPU_COUNT(&opts.cpus), opts.chaos ? ", with the controller" : "");
@@ -196,20 +180,8 @@ static int cmd_stress(int argc, char **argv)
 	return ok ? 0 : 1;
 }
 
-/* Fail with the reason when pcpcache cannot be used; else 0. */
-static int need_pcpcache(void)
-{
-	const char *bad = unusable();
-
-	if (bad) {
-		fprintf(stderr, "%s: %s\n", prog, bad);
-		return 1;
-	}
-	return 0;
-}
-
 /* "--help" as the only argument: print @text, return 1. */
-static int wants_help(int argc, char **argv, const char *text)
+int wants_help(int argc, char **argv, const char *text)
 {
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		printf("%s", text);
@@ -227,7 +199,7 @@ static int cmd_stats(int argc, char **argv)
 
 	if (wants_help(argc, argv,
 		       "usage: pcpctl stats [--json]\n\n"
-		       "The counters of /sys/kernel/debug/pcpcache/stats, summed over\n"
+		       "The counters of pcpcache's stats file, summed over\n"
 		       "all CPUs, with the hit rate (alloc_hit / alloc) derived.\n"))
 		return 0;
 	if (argc > 2 || (argc == 2 && !json)) {
@@ -253,10 +225,10 @@ static int cmd_stats(int argc, char **argv)
 
 static int cat_file(const char *name)
 {
-	char path[128], buf[65536];
+	char path[256], buf[65536];
 	ssize_t n;
 
-	snprintf(path, sizeof(path), PCP_DIR "/%s", name);
+	pcp_path(path, sizeof(path), name);
 	n = pcp_read_file(path, buf, sizeof(buf));
 	if (n < 0) {
 		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(-n));
@@ -280,7 +252,7 @@ static int cmd_pagesets(int argc, char **argv)
 	return need_pcpcache() || cat_file("pagesets");
 }
 
-/* Write @val to debugfs file @file, or say why it was refused. */
+/* Write @val to pcpcache's file @file, or say why it was refused. */
 static int write_or_say(const char *file, const char *val)
 {
 	int err = pcp_write(file, val);
@@ -304,68 +276,9 @@ static int cmd_mode(int argc, char **argv)
 		fprintf(stderr, "usage: %s mode [NAME]\n", prog);
 		return 2;
 	}
-	if (need_pcpcache())
-		return 1;
-	return argc == 2 ? write_or_say("mode", argv[1]) : cat_file("mode");
-}
-
-/*
- * The "config" file takes every setting in one write and applies all or
- * none; find which one is at fault only to say so.
- */
-static void name_the_culprit(int argc, char **argv)
-{
-	char cur[256];
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		if (pcp_read_file(PCP_DIR "/config", cur, sizeof(cur)) <= 0)
-			return;
-		if (pcp_write("config", argv[i]) == -EINVAL) {
-			fprintf(stderr, "%s: %s is invalid on its own\n", prog,
-				argv[i]);
-			pcp_write("config", cur);
-			return;
-		}
-		pcp_write("config", cur);
-	}
-	fprintf(stderr, "%s: together they break a rule (1 <= batch <= high <= ..., see the admin guide)\n",
-		prog);
-}
-
-static int cmd_set(int argc, char **argv)
-{
-	char line[1024] = "";
-	size_t pos = 0;
-	int i, err;
-
-	if (wants_help(argc, argv,
-		       "usage: pcpctl set KNOB=VALUE...\n\n"
-		       "Set any of mode, batch, high, cold_batch and cold_high at once.\n"
-		       "The result is checked as a whole (1 <= batch <= high, 1 <=\n"
-		       "cold_batch <= cold_high, batches <= 4096, high + cold_high\n"
-		       "within a quarter of RAM per CPU); if it breaks a rule nothing\n"
-		       "is applied and the error names the culprit.\n"))
-		return 0;
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s set KNOB=VALUE...\n", prog);
-		return 2;
-	}
-	if (need_pcpcache())
-		return 1;
-	for (i = 1; i < argc; i++)
-		pos += snprintf(line + pos, sizeof(line) - pos, "%s%s",
-				i > 1 ? " " : "", argv[i]);
-	err = pcp_write("config", line);
-	if (!err)
-		return 0;
-	if (err == -EINVAL) {
-		fprintf(stderr, "%s: set %s: refused, nothing changed\n", prog, line);
-		name_the_culprit(argc, argv);
-	} else {
-		fprintf(stderr, "%s: set: %s\n", prog, strerror(-err));
-	}
-	return 1;
+	if (argc == 2)
+		return need_writable() || write_or_say("mode", argv[1]);
+	return need_pcpcache() || cat_file("mode");
 }
 
 static int cmd_drain(int argc, char **argv)
@@ -378,7 +291,7 @@ static int cmd_drain(int argc, char **argv)
 		fprintf(stderr, "usage: %s drain\n", prog);
 		return 2;
 	}
-	return need_pcpcache() || write_or_say("drain", "1");
+	return need_writable() || write_or_say("drain", "1");
 }
 
 static int cmd_watch(int argc, char **argv)

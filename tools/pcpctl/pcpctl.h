@@ -14,8 +14,15 @@
 
 extern const char *prog;
 
-const char *unusable(void);
+int wants_help(int argc, char **argv, const char *text);
 int cmd_bench(int argc, char **argv);
+int cmd_set(int argc, char **argv);
+
+/* files.c: where pcpcache's files are */
+const char *unusable(void);
+int need_pcpcache(void);
+int need_writable(void);
+int need_debugfs_file(const char *cmd, const char *file);
 
 /* args.c: numeric options, read strictly */
 int parse_uint_arg(const char *what, const char *s, unsigned int min,
