@@ -154,7 +154,30 @@ check "mode switches" sh -c 'pcpctl mode single && pcpctl mode | grep -q "\[sing
 check "stats --json has the hit rate" sh -c 'pcpctl stats --json | grep -q "\"hit_rate\""'
 check "pagesets has a header and a line per CPU" \
 	sh -c 'test $(pcpctl pagesets | wc -l) -gt $(nproc)'
-check "stress runs and the books balance" pcpctl stress --seconds 2 --seed 3
+check "stress runs, the books balance, the configuration is put back" sh -c '
+	before=$(cat '$S'/config)
+	pcpctl stress --seconds 2 --seed 3 && test "$(cat '$S'/config)" = "$before"'
+check "stress tells another writer's changes from its own" sh -c '
+	pcpctl set batch=31 high=186 || exit 1
+	before=$(cat '$S'/config)
+	pcpctl stress --seconds 6 --seed 7 > /tmp/stress.out 2>&1 &
+	stress=$!
+	# the other writer starts once the stress has read what to put back,
+	# and stops well before the stress ends and puts it back
+	sleep 1
+	end=$(($(date +%s) + 2))
+	while [ $(date +%s) -lt $end ]; do
+		echo split > '$S'/mode
+		sleep 0.1
+		echo "batch=17 high=170" > '$S'/config
+		sleep 0.1
+	done
+	wait $stress
+	rc=$?
+	cat /tmp/stress.out
+	test $rc = 0 &&
+		grep -q "changes of the configuration by another writer" /tmp/stress.out &&
+		test "$(cat '$S'/config)" = "$before"'
 check "another user reads through sysfs, is told it may not write" sh -c '
 	su -s /bin/sh nobody -c "pcpctl mode && pcpctl stats > /dev/null" || exit 1
 	out=$(su -s /bin/sh nobody -c "pcpctl mode split" 2>&1); rc=$?

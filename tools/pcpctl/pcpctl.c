@@ -53,9 +53,12 @@ static void stress_usage(FILE *f)
 		"process may run on) allocates, holds and frees pages through\n"
 		"pcpcache while a controller switches modes, changes knobs,\n"
 		"writes values that must be refused and drains (not with --calm).\n"
-		"Prints pages and requests per second per CPU and in total, then\n"
-		"drains and checks that the books balance; exits 1 if they do not\n"
-		"or anything unexpected happened.\n"
+		"Another writer's changes meanwhile are told from the controller's\n"
+		"own by the configuration's generation, and counted. Prints pages\n"
+		"and requests per second per CPU and in total, puts back the\n"
+		"configuration and fault_refill found, drains and checks that the\n"
+		"books balance; exits 1 if they do not or anything unexpected\n"
+		"happened.\n"
 		"\n"
 		"  --seconds N  how long to run, 1 to 86400 (default 10)\n"
 		"  --cpus LIST  CPUs to run on, like 0-3,6\n"
@@ -163,6 +166,11 @@ static int cmd_stress(int argc, char **argv)
 	       ioctls / res.seconds);
 	printf("%llu control writes, %llu CPUs offlined, %llu requests over a limit or out of memory\n",
 	       res.controls, res.hotplugs, res.enospc);
+	if (res.foreign)
+		printf("%llu changes of the configuration by another writer, taken in\n",
+		       res.foreign);
+	if (opts.chaos)
+		printf("the configuration is back as it was found\n");
 
 	ok = !res.failure[0];
 	if (!ok)
