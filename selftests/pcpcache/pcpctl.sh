@@ -8,6 +8,7 @@
 ksft_skip=4
 D=/sys/kernel/debug/pcpcache
 S=/sys/kernel/mm/pcpcache
+json_check=$(cd "$(dirname "$0")" && pwd)/json_check
 n=0
 failed=0
 
@@ -27,6 +28,7 @@ check() # description command...
 
 [ "$(id -u)" = 0 ] || { echo "# SKIP: needs root"; exit $ksft_skip; }
 command -v pcpctl > /dev/null || { echo "# SKIP: pcpctl is not on PATH (make puts it in build/bin)"; exit $ksft_skip; }
+[ -x "$json_check" ] || { echo "# SKIP: no $json_check (make builds it with the selftests)"; exit $ksft_skip; }
 modinfo pcpcache > /dev/null 2>&1 || { echo "# SKIP: modprobe cannot find pcpcache.ko"; exit $ksft_skip; }
 
 echo "TAP version 13"
@@ -151,7 +153,15 @@ check "set applies several at once" pcpctl set mode=split batch=8 high=64
 check "... all of them" test "$(cat $D/config)" = "mode=split batch=8 high=64 cold_batch=31 cold_high=126"
 check "mode refuses a bad name" sh -c 'pcpctl mode bogus; test $? = 1'
 check "mode switches" sh -c 'pcpctl mode single && pcpctl mode | grep -q "\[single\]"'
-check "stats --json has the hit rate" sh -c 'pcpctl stats --json | grep -q "\"hit_rate\""'
+check "stats --json is JSON, with the hit rate" sh -c '
+	pcpctl stats --json > /tmp/s.json && '"$json_check"' < /tmp/s.json &&
+	grep -q "\"hit_rate\": " /tmp/s.json'
+check "pagesets --json is JSON, a CPU each, cold lists in split mode" sh -c '
+	pcpctl mode split && pcpctl pagesets --json > /tmp/p.json &&
+	'"$json_check"' < /tmp/p.json &&
+	test $(grep -c "\"cpu\": " /tmp/p.json) -ge $(nproc) &&
+	test $(grep -c "\"cold_high\": 126" /tmp/p.json) -ge $(nproc) &&
+	pcpctl mode single && pcpctl pagesets --json | '"$json_check"''
 check "pagesets has a header and a line per CPU" \
 	sh -c 'test $(pcpctl pagesets | wc -l) -gt $(nproc)'
 check "stress runs, the books balance, the configuration is put back" sh -c '
@@ -209,6 +219,31 @@ check "bench file: bad requests fail" sh -c '
 	for t in "bogus 1 1 0" "seq 0 1 0" "seq 65537 1 0" "hotness 4 8 0" "seq 1 1 8" "seq 1 1"; do
 		echo "$t" > '$D'/bench 2>/dev/null && exit 1
 	done; exit 0'
+# bench_json ONLY: "pcpctl bench --json" puts one JSON object on stdout and
+# nothing else, with each benchmark of ONLY (all when empty), and the
+# tables on stderr
+bench_json()
+{
+	pcpctl bench --quick --reps 1 ${1:+--only $1} --json > /tmp/b.json 2> /tmp/b.err ||
+		{ cat /tmp/b.err; return 1; }
+	"$json_check" < /tmp/b.json || return 1
+	# not n: that is the test counter
+	for bench in $(echo "${1:-1,2,3,4,5,6}" | tr , ' '); do
+		grep -q "\"number\": $bench," /tmp/b.json ||
+			{ echo "no benchmark $bench"; return 1; }
+	done
+	grep -q "^pcpcache benchmarks:" /tmp/b.err
+}
+
+bench_json_all()
+{
+	bench_json "" && grep -q "\"targets\": \[" /tmp/b.json
+}
+
+check "bench --json: JSON alone on stdout, every benchmark and the targets" \
+	bench_json_all
+check "bench --json --only 4,5: JSON alone, benchmarks 4 and 5" bench_json 4,5
+check "bench --json --only 2: JSON alone" bench_json 2
 check "bench --quick writes its CSV files" sh -c '
 	pcpctl bench --quick --reps 1 --only 1,2 --csv /tmp/bench > /tmp/bench.txt &&
 	for f in 1-alloc-then-free 2-pair; do

@@ -32,7 +32,7 @@ static void usage(FILE *f)
 		"\n"
 		"commands:\n"
 		"  stats [--json]          the counters, with the hit rate\n"
-		"  pagesets                per-CPU counts, high and batch\n"
+		"  pagesets [--json]       per-CPU counts, high and batch\n"
 		"  mode [NAME]             show or switch the mode\n"
 		"  set KNOB=VALUE...       set knobs (and mode) all at once, or none\n"
 		"  drain                   give every cached page back\n"
@@ -198,31 +198,44 @@ int wants_help(int argc, char **argv, const char *text)
 	return 0;
 }
 
+/* "--json" as the only option, or none; -1 after usage for anything else. */
+static int json_option(int argc, char **argv, const char *usage)
+{
+	if (argc == 1)
+		return 0;
+	if (argc == 2 && !strcmp(argv[1], "--json"))
+		return 1;
+	fprintf(stderr, "usage: %s %s\n", prog, usage);
+	return -1;
+}
+
 static int cmd_stats(int argc, char **argv)
 {
-	bool json = argc == 2 && !strcmp(argv[1], "--json");
 	long long alloc, hit;
 	struct pcp_stats st;
-	int i;
+	struct json js;
+	int i, json;
 
 	if (wants_help(argc, argv,
 		       "usage: pcpctl stats [--json]\n\n"
 		       "The counters of pcpcache's stats file, summed over\n"
-		       "all CPUs, with the hit rate (alloc_hit / alloc) derived.\n"))
+		       "all CPUs, with the hit rate (alloc_hit / alloc) derived;\n"
+		       "--json: one JSON object.\n"))
 		return 0;
-	if (argc > 2 || (argc == 2 && !json)) {
-		fprintf(stderr, "usage: %s stats [--json]\n", prog);
+	json = json_option(argc, argv, "stats [--json]");
+	if (json < 0)
 		return 2;
-	}
 	if (need_pcpcache() || pcp_read_stats(&st))
 		return 1;
 	alloc = pcp_stat(&st, "alloc");
 	hit = pcp_stat(&st, "alloc_hit");
 	if (json) {
-		printf("{");
+		json_open(&js, stdout);
+		json_begin(&js, NULL, '{');
 		for (i = 0; i < st.nr; i++)
-			printf("\"%s\": %lld, ", st.name[i], st.value[i]);
-		printf("\"hit_rate\": %.4f}\n", alloc ? (double)hit / alloc : 0.0);
+			json_int(&js, st.name[i], st.value[i]);
+		json_num(&js, "hit_rate", alloc ? (double)hit / alloc : 0.0);
+		json_end(&js, '}');
 		return 0;
 	}
 	for (i = 0; i < st.nr; i++)
@@ -246,18 +259,54 @@ static int cat_file(const char *name)
 	return 0;
 }
 
+/* The pagesets as JSON: a list of CPUs, the cold list's in split mode. */
+static int pagesets_json(void)
+{
+	static struct pcp_pageset sets[PCP_MAX_CPUS];
+	int i, nr = pcp_read_pagesets(sets, PCP_MAX_CPUS);
+	struct json js;
+
+	if (nr < 0) {
+		fprintf(stderr, "%s: pagesets: %s\n", prog, strerror(-nr));
+		return 1;
+	}
+	json_open(&js, stdout);
+	json_begin(&js, NULL, '{');
+	json_begin(&js, "cpus", '[');
+	for (i = 0; i < nr; i++) {
+		json_begin(&js, NULL, '{');
+		json_int(&js, "cpu", sets[i].cpu);
+		json_int(&js, "count", sets[i].count);
+		json_int(&js, "high", sets[i].high);
+		json_int(&js, "batch", sets[i].batch);
+		if (sets[i].cold_high >= 0) {
+			json_int(&js, "cold_count", sets[i].cold_count);
+			json_int(&js, "cold_high", sets[i].cold_high);
+			json_int(&js, "cold_batch", sets[i].cold_batch);
+		}
+		json_end(&js, '}');
+	}
+	json_end(&js, ']');
+	json_end(&js, '}');
+	return 0;
+}
+
 static int cmd_pagesets(int argc, char **argv)
 {
+	int json;
+
 	if (wants_help(argc, argv,
-		       "usage: pcpctl pagesets\n\n"
+		       "usage: pcpctl pagesets [--json]\n\n"
 		       "Each CPU's cached pages, high and batch (and the cold list's in\n"
-		       "split mode), like the pagesets of /proc/zoneinfo.\n"))
+		       "split mode), like the pagesets of /proc/zoneinfo; --json: one\n"
+		       "JSON object with a list of CPUs.\n"))
 		return 0;
-	if (argc != 1) {
-		fprintf(stderr, "usage: %s pagesets\n", prog);
+	json = json_option(argc, argv, "pagesets [--json]");
+	if (json < 0)
 		return 2;
-	}
-	return need_pcpcache() || cat_file("pagesets");
+	if (need_pcpcache())
+		return 1;
+	return json ? pagesets_json() : cat_file("pagesets");
 }
 
 /* Write @val to pcpcache's file @file, or say why it was refused. */

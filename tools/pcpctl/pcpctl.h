@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "pcpcache_stress.h"
 
@@ -33,5 +34,23 @@ int parse_list_arg(const char *what, const char *s, unsigned int min,
 		   unsigned int max, bool ranges, unsigned long long *set,
 		   size_t words);
 int no_operands(const char *cmd, int argc, char **argv, int optind);
+
+/* json.c: --json output */
+#define JSON_MAX_DEPTH	8
+
+struct json {
+	FILE *f;
+	int depth;
+	bool first[JSON_MAX_DEPTH];	/* nothing written yet at this depth */
+};
+
+void json_open(struct json *j, FILE *f);
+void json_quote(FILE *f, const char *s);
+void json_begin(struct json *j, const char *key, char bracket);
+void json_end(struct json *j, char bracket);
+void json_str(struct json *j, const char *key, const char *val);
+void json_num(struct json *j, const char *key, double val);
+void json_int(struct json *j, const char *key, long long val);
+void json_bool(struct json *j, const char *key, bool val);
 
 #endif /* _PCPCTL_H */
