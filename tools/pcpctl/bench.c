@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "pcpctl.h"
@@ -218,17 +219,17 @@ static int run_rows(const struct opts *o, const char *test, unsigned int nr,
 
 static FILE *csv_open(const struct opts *o, const char *name, const char *header)
 {
-	char path[512];
+	char *path;
 	FILE *f;
 
-	if (!o->csv)
+	if (!o->csv || asprintf(&path, "%s/%s.csv", o->csv, name) < 0)
 		return NULL;
-	snprintf(path, sizeof(path), "%s/%s.csv", o->csv, name);
 	f = fopen(path, "w");
 	if (!f)
 		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
 	else
 		fprintf(f, "%s\n", header);
+	free(path);
 	return f;
 }
 
@@ -665,58 +666,126 @@ static void verdict(const struct opts *o, const char *what, double v,
 	json_end(o->js, '}');
 }
 
-/* Gorman-style plots of benchmarks 4 and 5, through a gnuplot script. */
+/*
+ * @s as a gnuplot string: single-quoted, where nothing is special but the
+ * quote, which is doubled. gnuplot strings cannot hold a line break:
+ * plot() refuses paths with one.
+ */
+static void gp_string(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', f);
+		fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+/* The gnuplot script of plot(): every path a string, no shell command. */
+static void plot_script(FILE *f, const char *hotness, const char *sweep,
+			const char *png4, const char *png5)
+{
+	fputs("set terminal png size 1000,650\n"
+	      "set datafile separator ','\n"
+	      "set grid\n"
+	      "set key outside right\n"
+	      "set output ", f);
+	gp_string(f, png4);
+	fputs("\nset title 'Allocate K pages, write every byte, free them (every CPU)'\n"
+	      "set xlabel 'K, pages per round'\n"
+	      "set ylabel 'cycles per page'\n"
+	      "set logscale x 2\n"
+	      "plot for [m in 'passthrough single split limit'] for [t in 'hot cold'] ", f);
+	gp_string(f, hotness);
+	fputs(" \\\n  using 3:((strcol(1) eq m && strcol(2) eq t) ? $4 : NaN) \\\n"
+	      "  with linespoints title m.' '.t\n"
+	      "unset logscale x\n"
+	      "set output ", f);
+	gp_string(f, png5);
+	fputs("\nset title 'Single mode, every CPU at once: batch and high'\n"
+	      "set xlabel 'batch'\n"
+	      "set ylabel 'cycles per operation'\n"
+	      "set logscale x\n"
+	      "plot ", f);
+	gp_string(f, sweep);
+	fputs(" using 1:(($2 == 6 * $1) ? $3 : NaN) \\\n"
+	      "       with linespoints title 'high = 6 x batch', \\\n"
+	      "     for [h in '1860 32768'] ", f);
+	gp_string(f, sweep);
+	fputs(" \\\n       using 1:((strcol(2) eq h) ? $3 : NaN) \\\n"
+	      "       with linespoints title 'high = '.h\n", f);
+}
+
+/* gnuplot on @script, without a shell; its exit status, or -1. */
+static int run_gnuplot(const char *script)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		execlp("gnuplot", "gnuplot", script, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * Gorman-style plots of benchmarks 4 and 5 from the CSV files in @csvdir,
+ * as PNGs into @dir. gnuplot picks each line's rows from the CSV itself:
+ * no shell ever sees a path, whatever characters it holds.
+ */
 static int plot(const char *csvdir, const char *dir, FILE *out)
 {
-	char script[] = "/tmp/pcpctl-plot-XXXXXX", cmd[600];
+	char script[] = "/tmp/pcpctl-plot-XXXXXX";
+	char *hotness = NULL, *sweep = NULL, *png4 = NULL, *png5 = NULL;
+	int fd, err = 1;
 	FILE *f;
-	int fd, err;
 
-	fd = mkstemp(script);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		fprintf(stderr, "%s: cannot write a gnuplot script\n", prog);
-		return 1;
+	if (strpbrk(csvdir, "\n\r") || strpbrk(dir, "\n\r")) {
+		fprintf(stderr, "%s: --plot: gnuplot cannot name a path with a line break\n",
+			prog);
+		return 2;
 	}
+	if (asprintf(&hotness, "%s/4-hotness.csv", csvdir) < 0 ||
+	    asprintf(&sweep, "%s/5-sweep.csv", csvdir) < 0 ||
+	    asprintf(&png4, "%s/4-hotness.png", dir) < 0 ||
+	    asprintf(&png5, "%s/5-sweep.png", dir) < 0)
+		goto out;
 	if (mkdir(dir, 0755) && errno != EEXIST) {
 		fprintf(stderr, "%s: %s: %s\n", prog, dir, strerror(errno));
-		fclose(f);
-		unlink(script);
-		return 1;
+		goto out;
 	}
-	fprintf(f,
-		"set terminal png size 1000,650\n"
-		"set datafile separator ','\n"
-		"set grid\n"
-		"set key outside right\n"
-		"set output '%s/4-hotness.png'\n"
-		"set title 'Allocate K pages, write every byte, free them (every CPU)'\n"
-		"set xlabel 'K, pages per round'\n"
-		"set ylabel 'cycles per page'\n"
-		"set logscale x 2\n"
-		"plot for [m in 'passthrough single split limit'] for [t in 'hot cold'] \\\n"
-		"  sprintf(\"< grep '^%%s,%%s,' %s/4-hotness.csv\", m, t) \\\n"
-		"  using 3:4 with linespoints title m.' '.t\n"
-		"unset logscale x\n"
-		"set output '%s/5-sweep.png'\n"
-		"set title 'Single mode, every CPU at once: batch and high'\n"
-		"set xlabel 'batch'\n"
-		"set ylabel 'cycles per operation'\n"
-		"set logscale x\n"
-		"plot sprintf(\"< awk -F, 'NR > 1 && $2 == 6 * $1' %s/5-sweep.csv\") \\\n"
-		"       using 1:3 with linespoints title 'high = 6 x batch', \\\n"
-		"     for [h in '1860 32768'] sprintf(\"< awk -F, 'NR > 1 && $2 == %%s' %s/5-sweep.csv\", h) \\\n"
-		"       using 1:3 with linespoints title 'high = '.h\n",
-		dir, csvdir, dir, csvdir, csvdir);
+	fd = mkstemp(script);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		fprintf(stderr, "%s: cannot write a gnuplot script\n", prog);
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	plot_script(f, hotness, sweep, png4, png5);
 	fclose(f);
-	snprintf(cmd, sizeof(cmd), "gnuplot %s", script);
-	err = system(cmd);
+	err = run_gnuplot(script);
 	unlink(script);
-	if (err) {
-		fprintf(stderr, "%s: gnuplot failed (is it installed? 'make deps')\n", prog);
-		return 1;
-	}
-	fprintf(out, "plots in %s\n", dir);
-	return 0;
+	if (err)
+		fprintf(stderr, "%s: gnuplot failed%s\n", prog,
+			err == 127 ? ": it is not installed ('make deps')" : "");
+	else
+		fprintf(out, "plots in %s\n", dir);
+	err = err ? 1 : 0;
+out:
+	free(hotness);
+	free(sweep);
+	free(png4);
+	free(png5);
+	return err;
 }
 
 static void bench_usage(FILE *f)
