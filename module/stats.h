@@ -24,7 +24,7 @@ enum pcpcache_stat {
 	PCPCACHE_DRAIN_PAGES,	/* ... and the pages in them */
 	PCPCACHE_BUDDY_ALLOC,	/* every page taken from the buddy allocator */
 	PCPCACHE_BUDDY_FREE,	/* every page given back to it */
-	PCPCACHE_MODE_SWITCHES,	/* writes that changed the mode */
+	PCPCACHE_MODE_SWITCHES,	/* writes that changed the mode: mode, config, bench */
 	PCPCACHE_REMOTE_NODE,	/* pages not cached: of another node */
 	PCPCACHE_SHRINK,	/* calls from the shrinker */
 	PCPCACHE_SHRINK_PAGES,	/* ... and the pages they gave back */

@@ -471,12 +471,25 @@ static long generation(void)
 	return gen;
 }
 
-/* Every write put in force counts once; nothing else counts. */
+static long long mode_switches(void)
+{
+	struct pcp_stats st;
+
+	return pcp_read_stats(&st) ? -1 : pcp_stat(&st, "mode_switches");
+}
+
+/*
+ * Every write put in force counts once in generation; nothing else
+ * counts. mode_switches counts those that changed the mode, whichever
+ * file they came through.
+ */
 TEST_F(knobs, generation_counts_applied_writes)
 {
+	long long switches = mode_switches();
 	long gen = generation();
 
 	ASSERT_LE(0, gen);
+	ASSERT_LE(0, switches);
 	ASSERT_EQ(0, pcp_write("batch", "8"));
 	EXPECT_EQ(gen + 1, generation());
 	ASSERT_EQ(0, pcp_write("config", "mode=split batch=9 high=90"));
@@ -490,9 +503,15 @@ TEST_F(knobs, generation_counts_applied_writes)
 	EXPECT_EQ(0, pcp_write("drain", "1"));
 	EXPECT_EQ(0, pcp_write("fault_refill", "0"));
 	EXPECT_EQ(gen + 3, generation());
-	/* the switch benchmark: four switches, then the configuration back */
+	/* single to split through config: one switch; split again: none */
+	EXPECT_EQ(switches + 1, mode_switches());
+	/*
+	 * the switch benchmark: four writes (split, single, split, single,
+	 * three of them switches), then the configuration back (split)
+	 */
 	ASSERT_EQ(0, pcp_write("bench", "switch 4 1 0"));
 	EXPECT_EQ(gen + 8, generation());
+	EXPECT_EQ(switches + 5, mode_switches());
 }
 
 /* limits says where the rules draw the line, and they draw it there. */

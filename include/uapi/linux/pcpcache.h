@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
  * pcpcache: the userspace interface, shared by the module, the selftests
- * and pcpctl. See Documentation/admin-guide/pcpcache.rst.
+ * and pcpctl. See Documentation/userspace-api/pcpcache.rst.
  *
  * A thread opens PCPCACHE_USER_FILE and issues the ioctls below; each runs
  * on the CPU the thread runs on, so a thread pinned with sched_setaffinity()
