@@ -201,7 +201,8 @@ static long user_pages_ioctl(struct pcpcache_user *user, unsigned int cmd,
 
 	if (copy_from_user(&req, argp, sizeof(req)))
 		return -EFAULT;
-	if (!req.count || req.flags & ~PCPCACHE_COLD)
+	/* pad may mean something one day: only 0 means nothing now */
+	if (!req.count || req.flags & ~PCPCACHE_COLD || req.pad)
 		return -EINVAL;
 	req.cpu = raw_smp_processor_id();
 	req.done = 0;
@@ -252,7 +253,7 @@ static long user_cycle_ioctl(struct pcpcache_user *user, void __user *argp)
 		return -EFAULT;
 	if (!req.cycles || req.cycles > PCPCACHE_MAX_CYCLES || !req.batch ||
 	    req.flags & ~(PCPCACHE_CYCLE_COLD_ALLOC | PCPCACHE_CYCLE_COLD_FREE |
-			  PCPCACHE_CYCLE_TOUCH) || req.pad)
+			  PCPCACHE_CYCLE_TOUCH) || req.pad || req.pad2)
 		return -EINVAL;
 
 	err = reserve(user, req.batch);

@@ -30,7 +30,7 @@ struct pcpcache_pages {
 	__s32 cpu;	/* out: the CPU the call started on */
 	__u64 held;	/* out: pages the file holds afterwards */
 	__u32 remote;	/* out: pages allocated from another node than cpu's */
-	__u32 pad;	/* out: 0 */
+	__u32 pad;	/* in: must be 0; out: 0 */
 };
 
 /* PCPCACHE_IOC_CYCLE: flags */
@@ -47,10 +47,14 @@ struct pcpcache_cycle {
 	__u64 frees;	/* out: pages freed */
 	__u64 failures;	/* out: allocations that failed */
 	__s32 cpu;	/* out: the CPU the call started on */
-	__u32 pad2;	/* out: 0 */
+	__u32 pad2;	/* in: must be 0; out: 0 */
 };
 
-#define PCPCACHE_IOC_MAGIC	0xB8
+/*
+ * Unused in Documentation/userspace-api/ioctl/ioctl-number.rst (0xB8, the
+ * first choice, is mshv's and the Marvell CN10K DPI driver's).
+ */
+#define PCPCACHE_IOC_MAGIC	0xBC
 #define PCPCACHE_IOC_ALLOC	_IOWR(PCPCACHE_IOC_MAGIC, 1, struct pcpcache_pages)
 #define PCPCACHE_IOC_FREE	_IOWR(PCPCACHE_IOC_MAGIC, 2, struct pcpcache_pages)
 #define PCPCACHE_IOC_CYCLE	_IOWR(PCPCACHE_IOC_MAGIC, 3, struct pcpcache_cycle)
