@@ -162,19 +162,28 @@ static size_t pagesets_show(const struct pcpcache_ctl *ctl, char *buf,
 	return len;
 }
 
+/* A write of one number from @min to @max into @val, or -EINVAL. */
+static int store_number(const char *buf, size_t len, unsigned int min,
+			unsigned int max, unsigned int *val)
+{
+	int err = pcpcache_parse_value(buf, len, val);
+
+	if (err)
+		return err;
+	return *val < min || *val > max ? -EINVAL : 0;
+}
+
+/* Writing 1 drains; any other number is refused. */
 static int drain_store(const struct pcpcache_ctl *ctl, const char *buf,
 		       size_t len)
 {
 	unsigned int val;
 	int err;
 
-	err = pcpcache_parse_value(buf, len, &val);
-	if (err)
-		return err;
-	if (val != 1)
-		return -EINVAL;
-	pcpcache_drain_all();
-	return 0;
+	err = store_number(buf, len, 1, 1, &val);
+	if (!err)
+		pcpcache_drain_all();
+	return err;
 }
 
 static size_t fault_refill_show(const struct pcpcache_ctl *ctl, char *buf,
@@ -190,13 +199,10 @@ static int fault_refill_store(const struct pcpcache_ctl *ctl, const char *buf,
 	unsigned int val;
 	int err;
 
-	err = pcpcache_parse_value(buf, len, &val);
-	if (err)
-		return err;
-	if (val > 100)
-		return -EINVAL;
-	WRITE_ONCE(pcpcache_fault_refill, val);
-	return 0;
+	err = store_number(buf, len, 0, 100, &val);
+	if (!err)
+		WRITE_ONCE(pcpcache_fault_refill, val);
+	return err;
 }
 
 #define PCPCACHE_CTL_KNOB(_name, _knob)					\

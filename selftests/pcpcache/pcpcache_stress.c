@@ -439,24 +439,11 @@ static void ctl_hotplug(struct stress *s, unsigned int *seed)
 		fail(s, "controller: cpu%d online: %s", cpu, strerror(-err));
 }
 
-/* The bound on high + cold_high, from pcpcache's limits file; 0 if none. */
-static unsigned long ctl_limit(void)
-{
-	char buf[128], path[256];
-	unsigned long max;
-
-	pcp_path(path, sizeof(path), "limits");
-	if (pcp_read_file(path, buf, sizeof(buf)) <= 0 ||
-	    sscanf(buf, "max_batch=%*u max_high_sum=%lu", &max) != 1)
-		return 0;
-	return max;
-}
-
 static void *controller_main(void *arg)
 {
 	struct stress *s = arg;
 	unsigned int seed = s->opts->seed ^ 0xc0ffee;
-	unsigned long limit = ctl_limit();
+	unsigned long limit = pcp_max_high_sum();
 	unsigned int max_high = limit / 2 < 2048 ? limit / 2 : 2048;
 	unsigned int b, h, max_cold = max_high / 2;
 	struct ctl_state st, now;

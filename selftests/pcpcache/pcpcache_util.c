@@ -211,6 +211,19 @@ bool pcp_books_balance(const struct pcp_stats *st, char *why, size_t size)
 	return true;
 }
 
+/* The bound on high + cold_high from the limits file; 0 if unreadable. */
+unsigned long pcp_max_high_sum(void)
+{
+	char buf[128], path[256];
+	unsigned long max;
+
+	pcp_path(path, sizeof(path), "limits");
+	if (pcp_read_file(path, buf, sizeof(buf)) <= 0 ||
+	    sscanf(buf, "max_batch=%*u max_high_sum=%lu", &max) != 1)
+		return 0;
+	return max;
+}
+
 /* Parse the pagesets file; the number of CPUs read, or -errno. */
 int pcp_read_pagesets(struct pcp_pageset *sets, int max)
 {

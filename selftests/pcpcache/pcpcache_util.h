@@ -57,6 +57,7 @@ int pcp_read_stats(struct pcp_stats *st);
 long long pcp_stat(const struct pcp_stats *st, const char *name);
 bool pcp_books_balance(const struct pcp_stats *st, char *why, size_t size);
 int pcp_read_pagesets(struct pcp_pageset *sets, int max);
+unsigned long pcp_max_high_sum(void);
 int pcp_reload(const char *params);
 int pcp_nr_cpus(void);
 int pcp_pin(int cpu);

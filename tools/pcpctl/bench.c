@@ -467,19 +467,6 @@ failed:
 	return FAILED;
 }
 
-/* The bound on high + cold_high, for the reason a sweep row is refused. */
-static unsigned long max_high_sum(void)
-{
-	char buf[128], path[256];
-	unsigned long max = 0;
-
-	pcp_path(path, sizeof(path), "limits");
-	if (pcp_read_file(path, buf, sizeof(buf)) > 0 &&
-	    sscanf(buf, "max_batch=%*u max_high_sum=%lu", &max) != 1)
-		max = 0;
-	return max;
-}
-
 /* One row of the sweep: batch @b, high @h; SKIPPED if it cannot be set. */
 static int sweep_row(const struct opts *o, unsigned int b, unsigned int h,
 		     FILE *csv)
@@ -501,7 +488,7 @@ static int sweep_row(const struct opts *o, unsigned int b, unsigned int h,
 	if (err == -EINVAL) {
 		snprintf(f.skipped, sizeof(f.skipped),
 			 "high %u + cold_high over this machine's bound, %lu",
-			 h, max_high_sum());
+			 h, pcp_max_high_sum());
 		err = SKIPPED;
 	} else if (err) {
 		fprintf(stderr, "%s: bench: %s: %s\n", prog, cfg, strerror(-err));
@@ -594,6 +581,25 @@ static int counter_row(const struct opts *o, const char *test, unsigned int nr,
 	return err;
 }
 
+/* A figure of benchmark 6 in cycles: its line, and its JSON row. */
+static int cycles_row(const struct opts *o, const char *test, unsigned int nr,
+		      const char *what)
+{
+	struct figures f;
+	int err = counter_row(o, test, nr, &f);
+
+	if (err)
+		return err;
+	fprintf(o->out, "   %-45s %8.1f cycles\n", what, f.a[0]);
+	if (o->js) {
+		json_begin(o->js, NULL, '{');
+		json_str(o->js, "what", test);
+		json_num(o->js, "cycles", f.a[0]);
+		json_end(o->js, '}');
+	}
+	return 0;
+}
+
 /* Benchmark 6: what counting costs, and a mode switch under load. */
 static int bench_counters(const struct opts *o, double *switch_ms)
 {
@@ -603,33 +609,17 @@ static int bench_counters(const struct opts *o, double *switch_ms)
 
 	fprintf(o->out, "\n6. counters and switches\n");
 	json_bench(o, 6, "counters and switches", NULL, "see each row");
-	err = counter_row(o, "counter", 50000, &f);
-	if (!err) {
-		fprintf(o->out, "   one counter update (this_cpu_add):            %8.1f cycles\n", f.a[0]);
-		if (o->js) {
-			json_begin(o->js, NULL, '{');
-			json_str(o->js, "what", "counter");
-			json_num(o->js, "cycles", f.a[0]);
-			json_end(o->js, '}');
-		}
-	}
+	err = cycles_row(o, "counter", 50000, "one counter update (this_cpu_add):");
 	if (err != FAILED)
-		err = counter_row(o, "stats", 200, &f);
-	if (!err) {
-		fprintf(o->out, "   summing every counter, all other CPUs busy:  %8.0f cycles\n", f.a[0]);
-		if (o->js) {
-			json_begin(o->js, NULL, '{');
-			json_str(o->js, "what", "stats");
-			json_num(o->js, "cycles", f.a[0]);
-			json_end(o->js, '}');
-		}
-	}
+		err = cycles_row(o, "stats", 200,
+				 "summing every counter, all other CPUs busy:");
 	if (err != FAILED)
 		err = counter_row(o, "switch", switches, &f);
 	if (!err) {
 		*switch_ms = f.b[0] * switches / 1e6;
-		fprintf(o->out, "   mode switch, all other CPUs busy:             %8.2f ms mean, %.2f ms worst\n",
-			f.a[0] / 1e6, *switch_ms);
+		fprintf(o->out, "   %-45s %8.2f ms mean, %.2f ms worst\n",
+			"mode switch, all other CPUs busy:", f.a[0] / 1e6,
+			*switch_ms);
 		if (o->js) {
 			json_begin(o->js, NULL, '{');
 			json_str(o->js, "what", "switch");

@@ -85,7 +85,6 @@ static int apply_args(int argc, char **argv, struct pcpcache_config *cfg,
 static int read_state(struct pcpcache_config *cfg, unsigned long *max_sum)
 {
 	char buf[256], path[256];
-	unsigned long max;
 	ssize_t n;
 
 	pcp_path(path, sizeof(path), "config");
@@ -95,11 +94,7 @@ static int read_state(struct pcpcache_config *cfg, unsigned long *max_sum)
 		return 1;
 	}
 	/* a pcpcache without limits leaves that rule to the module */
-	*max_sum = ULONG_MAX;
-	pcp_path(path, sizeof(path), "limits");
-	if (pcp_read_file(path, buf, sizeof(buf)) > 0 &&
-	    sscanf(buf, "max_batch=%*u max_high_sum=%lu", &max) == 1)
-		*max_sum = max;
+	*max_sum = pcp_max_high_sum() ?: ULONG_MAX;
 	return 0;
 }
 
