@@ -16,8 +16,9 @@
 #   make lint         checkpatch --strict, sparse and W=1 on module/
 #   make matrix       build for 6.1, 6.1-rt and 6.12; run the selftests on
 #                     the last two in the VM (installs what is missing)
-#   make install      through DKMS, for the running kernel or KVER=...
-#   make uninstall    remove it from DKMS and every kernel
+#   make install      through DKMS, for the running kernel or KVER=...,
+#                     and pcpctl with its man page under PREFIX
+#   make uninstall    remove it from DKMS and every kernel, and pcpctl
 
 TOP := $(CURDIR)
 BUILD := $(TOP)/build
@@ -43,15 +44,19 @@ all: module selftests tools
 
 # Userspace tools, into build/bin (which the VM puts on its PATH).
 PCPCTL_SRC := tools/pcpctl/pcpctl.c tools/pcpctl/bench.c tools/pcpctl/fault.c \
-	selftests/pcpcache/pcpcache_util.c selftests/pcpcache/pcpcache_stress.c
+	tools/pcpctl/args.c tools/pcpctl/files.c tools/pcpctl/set.c tools/pcpctl/json.c \
+	selftests/pcpcache/pcpcache_util.c selftests/pcpcache/pcpcache_stress.c \
+	module/parse.c module/policy.c
 
 tools: $(BUILD)/bin/pcpctl
 
+# It compiles the module's plain-C grammar and rules (module/parse.c,
+# policy.c) to check what it is given as pcpcache would.
 $(BUILD)/bin/pcpctl: $(PCPCTL_SRC) $(wildcard selftests/pcpcache/*.h tools/pcpctl/*.h) \
-		include/uapi/linux/pcpcache.h
+		include/uapi/linux/pcpcache.h module/parse.h module/policy.h
 	mkdir -p $(BUILD)/bin
-	$(CC) -Wall -Wextra -O2 -g -Iinclude/uapi -Iselftests/pcpcache \
-		-o $@ $(PCPCTL_SRC) -lpthread
+	$(CC) -Wall -Wextra -O2 -g -Iinclude/uapi -Iselftests/pcpcache -Imodule \
+		-o $@ $(PCPCTL_SRC) -lpthread -lm
 
 deps:
 	@$(TOP)/tools/setup
@@ -117,7 +122,12 @@ VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(TOP)/dkms.conf)
 KVER ?= $(shell uname -r)
 DKMS_SRC := /usr/src/pcpcache-$(VERSION)
 
-install:
+# pcpctl is an administrator's tool: sbin, and its page in section 8.
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+MAN8DIR ?= $(PREFIX)/share/man/man8
+
+install: tools
 	@command -v dkms > /dev/null || { echo "dkms is not installed: run 'make deps'" >&2; exit 1; }
 	rm -rf $(DKMS_SRC)
 	mkdir -p $(DKMS_SRC)
@@ -126,10 +136,13 @@ install:
 	dkms status -m pcpcache -v $(VERSION) | grep -q . || dkms add -m pcpcache -v $(VERSION)
 	dkms build -m pcpcache -v $(VERSION) -k $(KVER)
 	dkms install -m pcpcache -v $(VERSION) -k $(KVER)
+	install -D -m 755 $(BUILD)/bin/pcpctl $(DESTDIR)$(SBINDIR)/pcpctl
+	install -D -m 644 tools/pcpctl/pcpctl.8 $(DESTDIR)$(MAN8DIR)/pcpctl.8
 
 uninstall:
 	-dkms status -m pcpcache -v $(VERSION) | grep -q . && dkms remove -m pcpcache -v $(VERSION) --all
 	rm -rf $(DKMS_SRC)
+	rm -f $(DESTDIR)$(SBINDIR)/pcpctl $(DESTDIR)$(MAN8DIR)/pcpctl.8
 
 clean:
 	-$(MAKE) -C module clean

@@ -30,17 +30,18 @@
  * FLAGS: 1 allocate cold, 2 free cold, 4 "limit": instead of pcpcache, a bare
  * per-CPU list of pages with interrupts off and no counters, the floor no
  * cache can beat on this machine.
+ *
+ * Each field of a request is read as every file reads a value (parse.h):
+ * one word per field, separated by single spaces, numbers in decimal.
  */
 #include <linux/completion.h>
 #include <linux/cpu.h>
-#include <linux/debugfs.h>
+#include <linux/kernel.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/timex.h>
-#include <linux/uaccess.h>
 #include <linux/pcpcache.h>
 
 #include "pcpcache.h"
@@ -56,6 +57,8 @@
 #define BENCH_ORDER_MASK	(3 << BENCH_ORDER_SHIFT)
 #define BENCH_FLAGS		(BENCH_COLD_ALLOC | BENCH_COLD_FREE | BENCH_LIMIT | \
 				 BENCH_ORDER_MASK)
+/* "cpu ops cycles_a cycles_b\n" with every number at its longest */
+#define BENCH_LINE_MAX		72
 
 static unsigned int bench_order(unsigned int flags)
 {
@@ -312,6 +315,25 @@ static bool bench_all_cpus(enum bench_test test)
 	       bench_background(test);
 }
 
+/*
+ * The most pages one thread of @run holds at once, and so what the limit's
+ * list is given: pairs, measured or in the background, hold one.
+ */
+static unsigned int bench_thread_pages(const struct bench_run *run)
+{
+	switch (run->test) {
+	case BENCH_SEQ:
+	case BENCH_CONCURRENT:
+		return run->nr;
+	case BENCH_HOTNESS:
+		return run->k;
+	case BENCH_COUNTER:
+		return 0;
+	default:
+		return 1;
+	}
+}
+
 static int bench_thread(void *data)
 {
 	struct bench_result *r = data;
@@ -319,8 +341,7 @@ static int bench_thread(void *data)
 	bool limit = run->flags & BENCH_LIMIT;
 
 	if (limit)
-		bench_limit_fill(r, run->test == BENCH_HOTNESS ? run->k : run->nr,
-				 bench_order(run->flags));
+		bench_limit_fill(r, bench_thread_pages(run), bench_order(run->flags));
 	if (atomic_dec_and_test(&run->waiting))
 		complete_all(&run->started);
 	wait_for_completion(&run->started);
@@ -379,23 +400,7 @@ static int bench_thread(void *data)
 /* The most base pages a run holds at once, all its threads together. */
 static unsigned long bench_pages_held(const struct bench_run *run)
 {
-	unsigned long per_thread;
-
-	switch (run->test) {
-	case BENCH_SEQ:
-	case BENCH_CONCURRENT:
-		per_thread = run->nr;
-		break;
-	case BENCH_HOTNESS:
-		per_thread = run->k;
-		break;
-	default:
-		per_thread = 1;
-	}
-	/* the limit's list is filled up front */
-	if (run->flags & BENCH_LIMIT)
-		per_thread = run->test == BENCH_HOTNESS ? run->k : run->nr;
-	return (per_thread << bench_order(run->flags)) *
+	return ((unsigned long)bench_thread_pages(run) << bench_order(run->flags)) *
 	       (bench_all_cpus(run->test) ? num_online_cpus() : 1);
 }
 
@@ -463,43 +468,60 @@ static int bench_start(struct bench_run *run)
 	return err;
 }
 
-static ssize_t bench_write(struct file *file, const char __user *ubuf,
-			   size_t count, loff_t *ppos)
+/* "TEST NR K FLAGS" into @run, or -EINVAL. */
+static int bench_parse(const char *buf, size_t len, struct bench_run *run)
 {
-	unsigned int nr, k, flags;
-	struct bench_run *run;
-	char buf[64], name[16];
-	int test, err;
+	struct pcpcache_word words[4];
+	int test;
 
-	if (*ppos || !count || count >= sizeof(buf))
+	if (pcpcache_split(buf, len, words, ARRAY_SIZE(words)) != 4)
 		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-	if (sscanf(buf, "%15s %u %u %u", name, &nr, &k, &flags) != 4)
+	test = pcpcache_word_match(&words[0], bench_names, BENCH_NR_TESTS);
+	if (test < 0 ||
+	    pcpcache_parse_number(words[1].s, words[1].len, &run->nr) ||
+	    pcpcache_parse_number(words[2].s, words[2].len, &run->k) ||
+	    pcpcache_parse_number(words[3].s, words[3].len, &run->flags))
 		return -EINVAL;
-	test = match_string(bench_names, BENCH_NR_TESTS, name);
-	if (test < 0 || !nr || nr > BENCH_MAX_NR || !k || k > BENCH_MAX_NR ||
-	    (test != BENCH_SHRINK && k > nr) ||
-	    flags & ~BENCH_FLAGS)
+	/* K is pages per scan for shrink, blocks at most NR for the others */
+	if (!run->nr || run->nr > BENCH_MAX_NR || !run->k ||
+	    run->k > BENCH_MAX_NR || (test != BENCH_SHRINK && run->k > run->nr) ||
+	    run->flags & ~BENCH_FLAGS)
 		return -EINVAL;
+	run->test = test;
+	return 0;
+}
+
+/**
+ * pcpcache_bench_store - run the benchmark a write asks for
+ * @ctl: the bench file
+ * @buf: "TEST NR K FLAGS", one trailing newline allowed
+ * @len: the length of @buf
+ *
+ * Return: 0 once the run is over and its results can be read, -EINVAL for
+ * a request that is not one, -E2BIG for one whose threads would hold more
+ * than an eighth of RAM at once, or the error that stopped the run.
+ */
+int pcpcache_bench_store(const struct pcpcache_ctl *ctl, const char *buf,
+			 size_t len)
+{
+	struct bench_run *run;
+	int err;
 
 	run = kzalloc(sizeof(*run), GFP_KERNEL);
 	if (!run)
 		return -ENOMEM;
-	run->results = kcalloc(nr_cpu_ids, sizeof(*run->results), GFP_KERNEL);
-	if (!run->results) {
-		kfree(run);
-		return -ENOMEM;
+	err = bench_parse(buf, len, run);
+	if (!err && bench_pages_held(run) > totalram_pages() / 8)
+		err = -E2BIG;
+	if (!err) {
+		run->results = kcalloc(nr_cpu_ids, sizeof(*run->results),
+				       GFP_KERNEL);
+		if (!run->results)
+			err = -ENOMEM;
 	}
-	run->test = test;
-	run->nr = nr;
-	run->k = k;
-	run->flags = flags;
-	/* what all threads hold at once must stay within an eighth of RAM */
-	if (bench_pages_held(run) > totalram_pages() / 8) {
+	if (err) {
 		bench_free_run(run);
-		return -EINVAL;
+		return err;
 	}
 	init_completion(&run->started);
 	init_completion(&run->done);
@@ -514,36 +536,32 @@ static ssize_t bench_write(struct file *file, const char __user *ubuf,
 	WRITE_ONCE(bench_abort, false);
 	err = bench_start(run);
 	mutex_unlock(&bench_mutex);
-	return err ? err : count;
+	return err;
 }
 
-static int bench_show(struct seq_file *m, void *v)
+size_t pcpcache_bench_size(void)
 {
+	return nr_cpu_ids * BENCH_LINE_MAX + 1;
+}
+
+/* One line per CPU of the last run: "cpu ops cycles_a cycles_b". */
+size_t pcpcache_bench_show(const struct pcpcache_ctl *ctl, char *buf,
+			   size_t size)
+{
+	size_t len = 0;
 	unsigned int i;
 
+	buf[0] = '\0';
 	mutex_lock(&bench_mutex);
 	for (i = 0; i < bench_nr_results; i++) {
 		struct bench_result *r = &bench_last->results[i];
 
-		seq_printf(m, "%d %lu %llu %llu\n", r->cpu, r->ops, r->a, r->b);
+		len += scnprintf(buf + len, size - len, "%d %lu %llu %llu\n",
+				 r->cpu, r->ops, r->a, r->b);
 	}
 	mutex_unlock(&bench_mutex);
-	return 0;
+	return len;
 }
-
-static int bench_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, bench_show, NULL);
-}
-
-const struct file_operations pcpcache_bench_fops = {
-	.owner		= THIS_MODULE,
-	.open		= bench_open,
-	.read		= seq_read,
-	.write		= bench_write,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
 
 void pcpcache_bench_exit(void)
 {

@@ -13,6 +13,8 @@
 #include <linux/mmzone.h>
 #include <linux/page-isolation.h>
 #include <linux/pageblock-flags.h>
+#include <linux/kernfs.h>
+#include <linux/kobject.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/version.h>
@@ -131,6 +133,28 @@ static inline void pcpcache_vm_flags_set(struct vm_area_struct *vma,
 	vm_flags_set(vma, flags);
 #else
 	vma->vm_flags |= flags;
+#endif
+}
+
+/*
+ * /sys/kernel/mm, for the sysfs files: mm_kobj, which 6.6 stopped
+ * exporting ("mm: no need to export mm_kobj"). From then on it is found by
+ * name under /sys/kernel: sysfs keeps a kobject as the private data of its
+ * directory's kernfs node. Returns it with a reference taken, or NULL.
+ */
+static inline struct kobject *pcpcache_mm_kobj_get(void)
+{
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 6, 0)
+	return kobject_get(mm_kobj);
+#else
+	struct kernfs_node *kn = kernfs_find_and_get(kernel_kobj->sd, "mm");
+	struct kobject *kobj = NULL;
+
+	if (kn) {
+		kobj = kobject_get(kn->priv);
+		kernfs_put(kn);
+	}
+	return kobj;
 #endif
 }
 

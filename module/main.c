@@ -66,9 +66,9 @@ static const struct kernel_param_ops lock_param_ops = {
 
 /*
  * The parameters point into the configuration in force, so that reading
- * them in /sys/module/pcpcache/parameters/ shows what debugfs last set.
- * They are read-only there: run-time changes go through debugfs, which
- * checks them against each other. pcpcache_core_init() checks the values
+ * them in /sys/module/pcpcache/parameters/ shows what was last set.
+ * They are read-only there: run-time changes go through the files of
+ * control.c, which check them against each other. pcpcache_core_init() checks the values
  * given at load.
  */
 module_param_cb(mode, &mode_param_ops, &pcpcache_config.mode, 0444);
@@ -103,12 +103,17 @@ static int __init pcpcache_init(void)
 	err = pcpcache_fault_init();
 	if (err)
 		goto reclaim_exit;
+	err = pcpcache_sysfs_init();
+	if (err)
+		goto fault_exit;
 	pcpcache_debugfs_init();
 	pr_info("loaded, mode %s, lock %s\n",
 		pcpcache_mode_name(pcpcache_config.mode), pcpcache_lock_name());
 	return 0;
 
 	/* nothing was cached yet: nobody could reach the module */
+fault_exit:
+	pcpcache_fault_exit();
 reclaim_exit:
 	pcpcache_reclaim_exit();
 	pcpcache_hotplug_exit();
@@ -131,6 +136,7 @@ static void __exit pcpcache_exit(void)
 
 	pcpcache_fault_exit();
 	pcpcache_debugfs_exit();
+	pcpcache_sysfs_exit();
 	pcpcache_bench_exit();
 	pcpcache_reclaim_exit();
 	/* with CPU hotplug still followed: a CPU that dies is emptied too */

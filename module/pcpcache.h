@@ -7,6 +7,7 @@
 #define _PCPCACHE_INTERNAL_H
 
 #include "magazine.h"
+#include "parse.h"
 #include "policy.h"
 #include "stats.h"
 
@@ -60,9 +61,39 @@ int pcpcache_reclaim_init(void);
 void pcpcache_reclaim_exit(void);
 void pcpcache_hotplug_exit(void);
 
+/*
+ * control.c: one control or status file. The filesystems create a file
+ * for each of pcpcache_ctls[] and hand it their reads and writes.
+ */
+struct pcpcache_ctl {
+	const char *name;
+	/* put the file's text in @buf, NUL-terminated; its length */
+	size_t (*show)(const struct pcpcache_ctl *ctl, char *buf, size_t size);
+	/* act on one whole write; 0, or an error and nothing changed */
+	int (*store)(const struct pcpcache_ctl *ctl, const char *buf, size_t len);
+	/* the @size show needs, where a page may not do; NULL: a page */
+	size_t (*size)(void);
+	enum pcpcache_knob knob;	/* for the knob files */
+	bool debugfs_only;		/* a testing tool: not in sysfs */
+};
+
+extern const struct pcpcache_ctl pcpcache_ctls[];
+extern const unsigned int pcpcache_nr_ctls;
+
+/* Far longer than any value; sysfs hands a store no more either. */
+#define PCPCACHE_WRITE_MAX	PAGE_SIZE
+
 /* bench.c: the "bench" file */
-extern const struct file_operations pcpcache_bench_fops;
+size_t pcpcache_bench_show(const struct pcpcache_ctl *ctl, char *buf,
+			   size_t size);
+int pcpcache_bench_store(const struct pcpcache_ctl *ctl, const char *buf,
+			 size_t len);
+size_t pcpcache_bench_size(void);
 void pcpcache_bench_exit(void);
+
+/* sysfs.c */
+int pcpcache_sysfs_init(void);
+void pcpcache_sysfs_exit(void);
 
 /* debugfs.c */
 void pcpcache_debugfs_init(void);

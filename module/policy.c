@@ -13,6 +13,7 @@
 #include <string.h>
 #endif
 
+#include "parse.h"
 #include "policy.h"
 
 static const char * const pcpcache_mode_names[PCPCACHE_NR_MODES] = {
@@ -37,18 +38,12 @@ const char *pcpcache_mode_name(enum pcpcache_mode mode)
  */
 int pcpcache_mode_parse(const char *buf, size_t len)
 {
-	int mode;
+	struct pcpcache_word word = { .s = buf, .len = len };
 
 	if (len && buf[len - 1] == '\n')
-		len--;
-
-	for (mode = 0; mode < PCPCACHE_NR_MODES; mode++) {
-		const char *name = pcpcache_mode_names[mode];
-
-		if (strlen(name) == len && !memcmp(name, buf, len))
-			return mode;
-	}
-	return -EINVAL;
+		word.len--;
+	return pcpcache_word_match(&word, pcpcache_mode_names,
+				   PCPCACHE_NR_MODES);
 }
 
 /**
@@ -209,63 +204,40 @@ bool pcpcache_config_fit(struct pcpcache_config *cfg,
 	return true;
 }
 
-/* A decimal unsigned int of @len digits, no sign, no overflow. */
-static int parse_uint(const char *s, size_t len, unsigned int *val)
+/* Apply one "key=value" word to @cfg; which key (knob, or NR_KNOBS for mode). */
+static int parse_setting(struct pcpcache_config *cfg,
+			 const struct pcpcache_word *word)
 {
-	unsigned long long v = 0;
-	size_t i;
-
-	if (!len)
-		return -EINVAL;
-	for (i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -EINVAL;
-		v = v * 10 + (s[i] - '0');
-		if (v > 0xffffffffULL)
-			return -EINVAL;
-	}
-	*val = v;
-	return 0;
-}
-
-/* Apply one "key=value" to @cfg; which key (knob, or NR_KNOBS for mode). */
-static int parse_setting(struct pcpcache_config *cfg, const char *s,
-			 size_t len)
-{
-	const char *eq = memchr(s, '=', len);
-	size_t klen, vlen;
-	unsigned int val;
+	const char *eq = memchr(word->s, '=', word->len);
+	struct pcpcache_word key, val;
 	int k, mode;
 
 	if (!eq)
 		return -EINVAL;
-	klen = eq - s;
-	vlen = len - klen - 1;
-	if (klen == 4 && !memcmp(s, "mode", 4)) {
-		mode = pcpcache_mode_parse(eq + 1, vlen);
-		if (mode < 0 || !vlen || eq[vlen] == '\n')
-			return -EINVAL;
+	key.s = word->s;
+	key.len = eq - word->s;
+	val.s = eq + 1;
+	val.len = word->len - key.len - 1;
+	if (key.len == 4 && !memcmp(key.s, "mode", 4)) {
+		mode = pcpcache_word_match(&val, pcpcache_mode_names,
+					   PCPCACHE_NR_MODES);
+		if (mode < 0)
+			return mode;
 		cfg->mode = mode;
 		return PCPCACHE_NR_KNOBS;
 	}
-	for (k = 0; k < PCPCACHE_NR_KNOBS; k++) {
-		const char *name = pcpcache_knob_names[k];
-
-		if (strlen(name) == klen && !memcmp(s, name, klen)) {
-			if (parse_uint(eq + 1, vlen, &val))
-				return -EINVAL;
-			*pcpcache_knob(cfg, k) = val;
-			return k;
-		}
-	}
-	return -EINVAL;
+	k = pcpcache_word_match(&key, pcpcache_knob_names, PCPCACHE_NR_KNOBS);
+	if (k < 0 || pcpcache_parse_number(val.s, val.len, pcpcache_knob(cfg, k)))
+		return -EINVAL;
+	return k;
 }
 
 /**
  * pcpcache_config_parse - apply "key=value ..." to a configuration
  * @cfg: the configuration to change
  * @buf: settings separated by single spaces, one trailing newline allowed;
- *	 keys mode, batch, high, cold_batch, cold_high, each at most once
+ *	 keys mode, batch, high, cold_batch, cold_high, each at most once,
+ *	 numbers as parse.h says
  * @len: the length of @buf
  *
  * Nothing is checked against the rules here: see pcpcache_config_check().
@@ -277,23 +249,19 @@ static int parse_setting(struct pcpcache_config *cfg, const char *s,
 int pcpcache_config_parse(struct pcpcache_config *cfg, const char *buf,
 			  size_t len)
 {
+	/* more words than keys would repeat one: pcpcache_split() refuses */
+	struct pcpcache_word words[PCPCACHE_NR_KNOBS + 1];
 	unsigned int seen = 0;
-	size_t start = 0, end;
-	int key;
+	int nr, i, key;
 
-	if (len && buf[len - 1] == '\n')
-		len--;
-	if (!len)
-		return -EINVAL;
-	for (;;) {
-		for (end = start; end < len && buf[end] != ' '; end++)
-			;
-		key = parse_setting(cfg, buf + start, end - start);
+	nr = pcpcache_split(buf, len, words, PCPCACHE_NR_KNOBS + 1);
+	if (nr < 0)
+		return nr;
+	for (i = 0; i < nr; i++) {
+		key = parse_setting(cfg, &words[i]);
 		if (key < 0 || seen & (1U << key))
 			return -EINVAL;
 		seen |= 1U << key;
-		if (end == len)
-			return 0;
-		start = end + 1;
 	}
+	return 0;
 }

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pcpcache counters and their one reader, the debugfs "stats" file.
+ * pcpcache counters and their one reader, the "stats" file.
  *
  * Writers only ever add to their own CPU's block; readers sum every
  * possible CPU's block, so a count survives its CPU going offline.
  */
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
+#include <linux/kernel.h>
 #include <linux/math64.h>
-#include <linux/seq_file.h>
 
 #include "pcpcache.h"
 
@@ -91,8 +91,9 @@ void pcpcache_stats_sum(unsigned long sum[PCPCACHE_NR_STATS])
 }
 
 /**
- * pcpcache_stats_show - print the counters, one "name value" per line
- * @m: the seq_file of the stats file
+ * pcpcache_stats_format - the counters, one "name value" per line
+ * @buf: where to write them, NUL-terminated
+ * @size: the size of @buf; a page holds them with room to spare
  *
  * Then three more values. Two are derived: cached, the pages in all
  * magazines, and held, the pages handed out and not yet freed. Whenever no
@@ -101,18 +102,25 @@ void pcpcache_stats_sum(unsigned long sum[PCPCACHE_NR_STATS])
  * allocation whose page a CPU read later has already freed. The third,
  * shrink_longest_us, is the longest shrinker scan since the module was
  * loaded.
+ *
+ * Return: the length written.
  */
-void pcpcache_stats_show(struct seq_file *m)
+size_t pcpcache_stats_format(char *buf, size_t size)
 {
 	unsigned long sum[PCPCACHE_NR_STATS];
+	size_t len = 0;
 	int i;
 
 	pcpcache_stats_sum(sum);
 	for (i = 0; i < PCPCACHE_NR_STATS; i++)
-		seq_printf(m, "%s %lu\n", pcpcache_stat_names[i], sum[i]);
-	seq_printf(m, "cached %lu\n", pcpcache_cached_pages(NUMA_NO_NODE));
-	seq_printf(m, "held %ld\n",
-		   (long)(sum[PCPCACHE_ALLOC] - sum[PCPCACHE_FREE]));
-	seq_printf(m, "shrink_longest_us %llu\n",
-		   div_u64(atomic64_read(&pcpcache_shrink_longest), NSEC_PER_USEC));
+		len += scnprintf(buf + len, size - len, "%s %lu\n",
+				 pcpcache_stat_names[i], sum[i]);
+	len += scnprintf(buf + len, size - len, "cached %lu\n",
+			 pcpcache_cached_pages(NUMA_NO_NODE));
+	len += scnprintf(buf + len, size - len, "held %ld\n",
+			 (long)(sum[PCPCACHE_ALLOC] - sum[PCPCACHE_FREE]));
+	len += scnprintf(buf + len, size - len, "shrink_longest_us %llu\n",
+			 div_u64(atomic64_read(&pcpcache_shrink_longest),
+				 NSEC_PER_USEC));
+	return len;
 }

@@ -10,8 +10,6 @@
 
 #include "magazine.h"
 
-struct seq_file;
-
 /* The order is the order of /sys/kernel/debug/pcpcache/stats. */
 enum pcpcache_stat {
 	PCPCACHE_ALLOC,		/* pages handed out: derived, hit + miss */
@@ -28,7 +26,7 @@ enum pcpcache_stat {
 	PCPCACHE_DRAIN_PAGES,	/* ... and the pages in them */
 	PCPCACHE_BUDDY_ALLOC,	/* every page taken from the buddy allocator */
 	PCPCACHE_BUDDY_FREE,	/* every page given back to it */
-	PCPCACHE_MODE_SWITCHES,	/* writes that changed the mode */
+	PCPCACHE_MODE_SWITCHES,	/* writes that changed the mode: mode, config, bench */
 	PCPCACHE_REMOTE_NODE,	/* pages not cached: of another node */
 	PCPCACHE_SHRINK,	/* calls from the shrinker */
 	PCPCACHE_SHRINK_PAGES,	/* ... and the pages they gave back */
@@ -66,6 +64,6 @@ static inline void pcpcache_count(enum pcpcache_stat item, unsigned long nr)
 
 void pcpcache_stats_sum(unsigned long sum[PCPCACHE_NR_STATS]);
 void pcpcache_note_shrink_time(s64 ns);
-void pcpcache_stats_show(struct seq_file *m);
+size_t pcpcache_stats_format(char *buf, size_t size);
 
 #endif /* _PCPCACHE_STATS_H */

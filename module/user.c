@@ -296,8 +296,9 @@ static long user_pages_ioctl(struct pcpcache_user *user, unsigned int cmd,
 	if (copy_from_user(&req, argp, sizeof(req)))
 		return -EFAULT;
 	order = flags_order(req.flags);
+	/* pad may mean something one day: only 0 means nothing now */
 	if (!req.count || order == PCPCACHE_NR_ORDERS ||
-	    req.flags & ~(PCPCACHE_COLD | PCPCACHE_ORDER_MASK))
+	    req.flags & ~(PCPCACHE_COLD | PCPCACHE_ORDER_MASK) || req.pad)
 		return -EINVAL;
 	req.cpu = raw_smp_processor_id();
 	req.done = 0;
@@ -356,7 +357,8 @@ static long user_cycle_ioctl(struct pcpcache_user *user, void __user *argp)
 	if (!req.cycles || req.cycles > PCPCACHE_MAX_CYCLES || !req.batch ||
 	    order == PCPCACHE_NR_ORDERS ||
 	    req.flags & ~(PCPCACHE_CYCLE_COLD_ALLOC | PCPCACHE_CYCLE_COLD_FREE |
-			  PCPCACHE_CYCLE_TOUCH | PCPCACHE_ORDER_MASK) || req.pad)
+			  PCPCACHE_CYCLE_TOUCH | PCPCACHE_ORDER_MASK) || req.pad ||
+	    req.pad2)
 		return -EINVAL;
 
 	err = reserve(user, (unsigned long)req.batch << order);

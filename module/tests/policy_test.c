@@ -34,10 +34,12 @@ TEST(parse_rejects_everything_else)
 	};
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(bad); i++)
+	/* braces: the harness's log block would bind outside the loop */
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		EXPECT_EQ(-EINVAL, parse(bad[i])) {
 			TH_LOG("accepted bad[%zu]", i);
 		}
+	}
 }
 
 TEST(parse_uses_only_len_bytes)
@@ -123,6 +125,14 @@ TEST(config_parse)
 		{ "mode=bogus", -EINVAL }, { "mode=", -EINVAL },
 		{ "mode=single mode=split", -EINVAL }, { "bogus=1", -EINVAL },
 		{ "Batch=1", -EINVAL }, { "batch=1\n\n", -EINVAL },
+		/* numbers as every file reads them (parse.h) */
+		{ "batch=0000000008", 0, { 1, 8, 378, 31, 126 } },
+		{ "batch=00000000008", -EINVAL }, { "batch=+8", -EINVAL },
+		{ "batch=0x10", -EINVAL }, { "batch=8\t", -EINVAL },
+		{ "batch=\t8", -EINVAL }, { "mode=split\n\n", -EINVAL },
+		{ "mode=split\r\n", -EINVAL },
+		{ "batch=1 mode=single high=2 cold_batch=1 cold_high=2 batch=3",
+		  -EINVAL },
 	};
 	const struct pcpcache_config defaults = { 1, 63, 378, 31, 126 };
 	unsigned int i;
@@ -138,6 +148,18 @@ TEST(config_parse)
 		if (!cases[i].err)
 			EXPECT_EQ(0, memcmp(&cases[i].want, &cfg, sizeof(cfg)));
 	}
+}
+
+/* A write may carry bytes after a NUL; they are part of it, and refused. */
+TEST(config_parse_refuses_a_nul)
+{
+	struct pcpcache_config cfg = { 1, 63, 378, 31, 126 };
+
+	EXPECT_EQ(-EINVAL, pcpcache_config_parse(&cfg, "batch=8\0", 8));
+	EXPECT_EQ(-EINVAL, pcpcache_config_parse(&cfg, "batch=8\0\n", 9));
+	EXPECT_EQ(-EINVAL, pcpcache_config_parse(&cfg, "mode=split\0", 11));
+	EXPECT_EQ(0, pcpcache_config_parse(&cfg, "batch=8\0", 7));
+	EXPECT_EQ(8U, cfg.batch);
 }
 
 TEST_HARNESS_MAIN

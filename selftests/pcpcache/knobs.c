@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The debugfs files of pcpcache: permissions, the knobs and their rules,
- * every mode switch with pages cached, drain, pagesets and stats. Each test
- * starts from a freshly loaded module with the defaults.
+ * The control and status files of pcpcache: permissions, the knobs and
+ * their rules, the one grammar of every value written, generation and
+ * limits, every mode switch with pages cached, drain, pagesets and stats,
+ * each test once through debugfs and once through sysfs; then what only
+ * debugfs has (one write per open file, the bench file's requests) and
+ * what only sysfs has (a whole value per write, pagesets read in pieces,
+ * the same text as debugfs). Each test starts from a freshly loaded module
+ * with the defaults.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -27,10 +33,12 @@ struct config {
 
 static int read_config(struct config *c)
 {
+	char path[256];
 	size_t i;
 	int err;
 
-	if (pcp_read_file(PCP_DIR "/mode", c->mode, sizeof(c->mode)) < 0)
+	pcp_path(path, sizeof(path), "mode");
+	if (pcp_read_file(path, c->mode, sizeof(c->mode)) < 0)
 		return -1;
 	for (i = 0; i < ARRAY_SIZE(knob_names); i++) {
 		err = pcp_read_long(knob_names[i], &c->knob[i]);
@@ -67,60 +75,105 @@ static int fill_caches(int nr)
 	return err;
 }
 
+/* Every test starts from a freshly loaded module with the defaults. */
+#define SETUP_FRESH_MODULE()						\
+	do {								\
+		const char *why = pcp_skip_reason();			\
+									\
+		if (why)						\
+			SKIP(return, "%s", why);			\
+		ASSERT_EQ(0, pcp_reload(NULL));				\
+	} while (0)
+
+static void unload(void)
+{
+	pcp_dir = PCP_DIR;
+	if (pcp_exists(PCP_SYSFS))
+		pcp_run("rmmod pcpcache");
+}
+
+/* Each file, and its mode in debugfs and in sysfs (0: not there). */
+static const struct {
+	const char *name;
+	mode_t debugfs, sysfs;
+} files[] = {
+	{ "mode", 0600, 0644 }, { "batch", 0600, 0644 },
+	{ "high", 0600, 0644 }, { "cold_batch", 0600, 0644 },
+	{ "cold_high", 0600, 0644 }, { "config", 0600, 0644 },
+	{ "stats", 0400, 0444 }, { "pagesets", 0400, 0444 },
+	{ "generation", 0400, 0444 }, { "limits", 0400, 0444 },
+	{ "drain", 0200, 0200 }, { "user", 0600, 0 },
+	{ "fault_refill", 0600, 0 }, { "bench", 0600, 0 },
+};
+
 FIXTURE(knobs) {
 	struct pcp_stats st;
 	char why[256];
 };
 
+/* The files the tests read and write: debugfs's, or sysfs's. */
+FIXTURE_VARIANT(knobs) {
+	const char *dir;
+	bool sysfs;
+};
+
+FIXTURE_VARIANT_ADD(knobs, debugfs) {
+	.dir = PCP_DIR,
+	.sysfs = false,
+};
+
+FIXTURE_VARIANT_ADD(knobs, sysfs) {
+	.dir = PCP_SYSFS_DIR,
+	.sysfs = true,
+};
+
 FIXTURE_SETUP(knobs)
 {
-	const char *why = pcp_skip_reason();
-
-	if (why)
-		SKIP(return, "%s", why);
-	ASSERT_EQ(0, pcp_reload(NULL));
+	SETUP_FRESH_MODULE();
+	pcp_dir = variant->dir;
 }
 
 FIXTURE_TEARDOWN(knobs)
 {
-	if (pcp_exists(PCP_SYSFS))
-		pcp_run("rmmod pcpcache");
+	unload();
 }
 
-TEST_F(knobs, files_are_root_only)
+static mode_t file_mode(const FIXTURE_VARIANT(knobs) *variant, size_t i)
 {
-	static const struct {
-		const char *name;
-		mode_t mode;
-	} files[] = {
-		{ "mode", 0600 }, { "batch", 0600 }, { "high", 0600 },
-		{ "cold_batch", 0600 }, { "cold_high", 0600 },
-		{ "stats", 0400 }, { "pagesets", 0400 }, { "drain", 0200 },
-		{ "user", 0600 }, { "fault_refill", 0600 },
-	};
+	return variant->sysfs ? files[i].sysfs : files[i].debugfs;
+}
+
+/*
+ * debugfs's files are root's alone; sysfs's, like transparent_hugepage's,
+ * anyone may read. The files only debugfs has are not in sysfs.
+ */
+TEST_F(knobs, file_modes)
+{
 	char path[128];
 	struct stat st;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(files); i++) {
-		snprintf(path, sizeof(path), PCP_DIR "/%s", files[i].name);
+		snprintf(path, sizeof(path), "%s/%s", variant->dir,
+			 files[i].name);
+		if (!file_mode(variant, i)) {
+			EXPECT_NE(0, stat(path, &st));
+			EXPECT_EQ(ENOENT, errno);
+			continue;
+		}
 		ASSERT_EQ(0, stat(path, &st)) {
 			TH_LOG("%s: %s", path, strerror(errno));
 		}
-		EXPECT_EQ(files[i].mode, st.st_mode & 0777) {
+		EXPECT_EQ(file_mode(variant, i), st.st_mode & 0777) {
 			TH_LOG("%s is %o", path, st.st_mode & 0777);
 		}
 		EXPECT_EQ(0U, st.st_uid);
 	}
 }
 
-/* Another user gets EACCES reading or writing any file. */
+/* Another user may read what the mode lets it and write nothing. */
 TEST_F(knobs, other_users_are_refused)
 {
-	static const char * const files[] = {
-		"mode", "batch", "high", "cold_batch", "cold_high", "stats",
-		"pagesets", "drain", "user", "fault_refill",
-	};
 	pid_t child;
 	int status;
 
@@ -129,16 +182,20 @@ TEST_F(knobs, other_users_are_refused)
 	if (!child) {
 		char path[128];
 		int bad = 0, fd;
+		bool may;
 		size_t i, m;
 
 		if (setgid(65534) || setuid(65534))
 			_exit(100);
 		for (i = 0; i < ARRAY_SIZE(files); i++) {
+			if (!file_mode(variant, i))
+				continue;
 			for (m = 0; m < 2; m++) {
-				snprintf(path, sizeof(path), PCP_DIR "/%s",
-					 files[i]);
+				snprintf(path, sizeof(path), "%s/%s",
+					 variant->dir, files[i].name);
+				may = !m && file_mode(variant, i) & 0004;
 				fd = open(path, m ? O_WRONLY : O_RDONLY);
-				if (fd >= 0 || errno != EACCES) {
+				if (may ? fd < 0 : (fd >= 0 || errno != EACCES)) {
 					fprintf(stderr, "# %s opened %s by uid 65534: %s\n",
 						path, m ? "for writing" : "for reading",
 						fd >= 0 ? "allowed" : strerror(errno));
@@ -208,20 +265,28 @@ TEST_F(knobs, writes_take_effect_everywhere)
 TEST_F(knobs, bad_writes_change_nothing)
 {
 	static const char * const bad_numbers[] = {
-		"", "\n", "abc", "-1", "12abc", "1 2", " 5", "5 ", "5\n\n",
+		"\n", "abc", "-1", "12abc", "1 2", " 5", "5 ", "5\n\n",
 		"0x10", "4294967296", "99999999999999999999", "1.5", "+",
 		"00000000000000000000000000000000000000005",
+		"+5", "-0", "\t5", "5\t", "5\r\n", "\n5", "0X10", "1e3",
+		"00000000005",
 	};
 	static const char * const bad_values[][2] = {
 		{ "batch", "0" }, { "batch", "379" },
 		{ "high", "62" }, { "high", "0" }, { "high", "4000000000" },
 		{ "cold_batch", "0" }, { "cold_batch", "127" },
 		{ "cold_high", "30" }, { "cold_high", "4000000000" },
-		{ "mode", "" }, { "mode", "\n" }, { "mode", "bogus" },
+		{ "mode", "\n" }, { "mode", "bogus" },
 		{ "mode", "Single" }, { "mode", "single\n\n" },
 		{ "mode", "single split" }, { "mode", "[single]" },
-		{ "mode", " split" }, { "drain", "0" }, { "drain", "2" },
-		{ "drain", "" }, { "drain", "yes" },
+		{ "mode", " split" }, { "mode", "split\r\n" },
+		{ "drain", "0" }, { "drain", "2" }, { "drain", "\n" },
+		{ "drain", "yes" }, { "drain", "+1" },
+		{ "config", "\n" }, { "config", "batch=+8" },
+		{ "config", "batch=8 " }, { "config", "batch=8\t" },
+		{ "config", "mode=split\r\n" }, { "config", "batch=8 batch=8" },
+		{ "config", "batch=8  high=64" }, { "config", "batch=0x8" },
+		{ "fault_refill", "101" }, { "fault_refill", "+5" },
 	};
 	struct config before, after;
 	size_t i, k;
@@ -251,9 +316,283 @@ TEST_F(knobs, bad_writes_change_nothing)
 			       bad_values[i][0], bad_values[i][1]);
 		}
 	}
-	/* root may open read-only files for writing, but cannot write */
-	EXPECT_EQ(-EINVAL, pcp_write("stats", "0"));
-	EXPECT_EQ(-EINVAL, pcp_write("pagesets", "0"));
+	/*
+	 * root may open a read-only debugfs file for writing, but cannot
+	 * write; sysfs does not let it open one
+	 */
+	err = variant->sysfs ? -EACCES : -EINVAL;
+	EXPECT_EQ(err, pcp_write("stats", "0"));
+	EXPECT_EQ(err, pcp_write("pagesets", "0"));
+	EXPECT_EQ(err, pcp_write("generation", "0"));
+	EXPECT_EQ(err, pcp_write("limits", "max_batch=1"));
+	ASSERT_EQ(0, read_config(&after));
+	EXPECT_TRUE(same_config(&before, &after));
+}
+
+/* A write of no bytes is no value, and changes nothing, in either. */
+TEST_F(knobs, an_empty_write_changes_nothing)
+{
+	static const char * const writable[] = {
+		"mode", "batch", "high", "cold_batch", "cold_high", "config",
+		"drain",
+	};
+	struct config before, after;
+	long gen, gen_after;
+	size_t i;
+
+	ASSERT_EQ(0, read_config(&before));
+	ASSERT_EQ(0, pcp_read_long("generation", &gen));
+	for (i = 0; i < ARRAY_SIZE(writable); i++) {
+		EXPECT_EQ(0, pcp_write(writable[i], "")) {
+			TH_LOG("%s <- \"\"", writable[i]);
+		}
+	}
+	ASSERT_EQ(0, read_config(&after));
+	EXPECT_TRUE(same_config(&before, &after));
+	ASSERT_EQ(0, pcp_read_long("generation", &gen_after));
+	EXPECT_EQ(gen, gen_after);
+}
+
+/*
+ * What the files say, the fault_refill percentage included: what a
+ * refused write must leave alone.
+ */
+static int read_state(char *buf, size_t size)
+{
+	char path[256];
+	size_t len;
+	ssize_t n;
+
+	pcp_path(path, sizeof(path), "config");
+	n = pcp_read_file(path, buf, size);
+	if (n < 0)
+		return n;
+	len = n;
+	pcp_path(path, sizeof(path), "fault_refill");
+	n = pcp_read_file(path, buf + len, size - len);
+	return n < 0 ? n : 0;
+}
+
+/* The defaults, back in force after a write that was accepted. */
+static int restore_defaults(void)
+{
+	return pcp_write("config", "mode=single batch=63 high=378 cold_batch=31 cold_high=126") ?:
+	       pcp_write("fault_refill", "0");
+}
+
+/*
+ * Every file that takes a number reads it the same way: a spelling that
+ * one file takes, all take, and one that one refuses, all refuse.
+ * NUMBER stands for a value each place accepts.
+ */
+TEST_F(knobs, one_grammar_everywhere)
+{
+	static const struct {
+		const char *fmt;
+		bool ok;
+	} spellings[] = {
+		{ "%u", true }, { "%u\n", true }, { "%010u", true },
+		{ "0%010u", false }, { "+%u", false }, { "-%u", false },
+		{ " %u", false }, { "%u ", false }, { "\t%u", false },
+		{ "%u\t", false }, { "%u\r\n", false }, { "%u\n\n", false },
+		{ "\n%u", false }, { "0x%u", false }, { "%u.0", false },
+		{ "%ue0", false }, { "%u\v", false },
+	};
+	static const struct {
+		const char *file;
+		const char *fmt;	/* where the number goes */
+		unsigned int value;
+	} places[] = {
+		{ "batch", "%s", 8 }, { "high", "%s", 100 },
+		{ "cold_batch", "%s", 8 }, { "cold_high", "%s", 100 },
+		{ "fault_refill", "%s", 8 }, { "drain", "%s", 1 },
+		{ "config", "batch=%s", 8 }, { "config", "cold_high=%s", 100 },
+		{ "config", "mode=split high=%s", 100 },
+		{ "bench", "counter 100 1 %s", 0 },
+	};
+	char number[64], write[128], before[256], after[256];
+	size_t i, p;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(spellings); i++) {
+		for (p = 0; p < ARRAY_SIZE(places); p++) {
+			snprintf(number, sizeof(number), spellings[i].fmt,
+				 places[p].value);
+			snprintf(write, sizeof(write), places[p].fmt, number);
+			ASSERT_EQ(0, read_state(before, sizeof(before)));
+			err = pcp_write(places[p].file, write);
+			EXPECT_EQ(spellings[i].ok ? 0 : -EINVAL, err) {
+				TH_LOG("%s <- \"%s\": %s", places[p].file, write,
+				       strerror(-err));
+			}
+			ASSERT_EQ(0, read_state(after, sizeof(after)));
+			if (err)
+				EXPECT_STREQ(before, after);
+			ASSERT_EQ(0, restore_defaults());
+		}
+	}
+}
+
+/* A NUL is part of the write like any byte, and no number ends in one. */
+TEST_F(knobs, a_nul_is_refused_everywhere)
+{
+	static const struct {
+		const char *file;
+		const char *buf;
+		size_t len;
+	} writes[] = {
+		{ "batch", "8\0", 2 }, { "batch", "8\0\n", 3 },
+		{ "batch", "\0", 1 }, { "high", "100\0", 4 },
+		{ "mode", "split\0", 6 }, { "mode", "split\0\n", 7 },
+		{ "config", "batch=8\0", 8 }, { "drain", "1\0", 2 },
+		{ "fault_refill", "5\0", 2 }, { "bench", "counter 1 1 0\0", 14 },
+	};
+	char before[256], after[256];
+	size_t i;
+	int err;
+
+	ASSERT_EQ(0, read_state(before, sizeof(before)));
+	for (i = 0; i < ARRAY_SIZE(writes); i++) {
+		err = pcp_write_len(writes[i].file, writes[i].buf, writes[i].len);
+		EXPECT_EQ(-EINVAL, err) {
+			TH_LOG("%s <- %zu bytes ending in a NUL: %s",
+			       writes[i].file, writes[i].len, strerror(-err));
+		}
+		ASSERT_EQ(0, read_state(after, sizeof(after)));
+		EXPECT_STREQ(before, after);
+	}
+}
+
+static long generation(void)
+{
+	long gen = -1;
+
+	pcp_read_long("generation", &gen);
+	return gen;
+}
+
+static long long mode_switches(void)
+{
+	struct pcp_stats st;
+
+	return pcp_read_stats(&st) ? -1 : pcp_stat(&st, "mode_switches");
+}
+
+/*
+ * Every write put in force counts once in generation; nothing else
+ * counts. mode_switches counts those that changed the mode, whichever
+ * file they came through.
+ */
+TEST_F(knobs, generation_counts_applied_writes)
+{
+	long long switches = mode_switches();
+	long gen = generation();
+
+	ASSERT_LE(0, gen);
+	ASSERT_LE(0, switches);
+	ASSERT_EQ(0, pcp_write("batch", "8"));
+	EXPECT_EQ(gen + 1, generation());
+	ASSERT_EQ(0, pcp_write("config", "mode=split batch=9 high=90"));
+	EXPECT_EQ(gen + 2, generation());
+	/* applied, if it changes nothing */
+	ASSERT_EQ(0, pcp_write("mode", "split"));
+	EXPECT_EQ(gen + 3, generation());
+	EXPECT_EQ(-EINVAL, pcp_write("batch", "91"));
+	EXPECT_EQ(-EINVAL, pcp_write("config", "batch=1 high=0"));
+	EXPECT_EQ(-EINVAL, pcp_write("mode", "bogus"));
+	EXPECT_EQ(0, pcp_write("drain", "1"));
+	EXPECT_EQ(0, pcp_write("fault_refill", "0"));
+	EXPECT_EQ(gen + 3, generation());
+	/* single to split through config: one switch; split again: none */
+	EXPECT_EQ(switches + 1, mode_switches());
+	/*
+	 * the switch benchmark: four writes (split, single, split, single,
+	 * three of them switches), then the configuration back (split)
+	 */
+	ASSERT_EQ(0, pcp_write("bench", "switch 4 1 0"));
+	EXPECT_EQ(gen + 8, generation());
+	EXPECT_EQ(switches + 5, mode_switches());
+}
+
+/* limits says where the rules draw the line, and they draw it there. */
+TEST_F(knobs, limits_are_the_rules)
+{
+	unsigned long max_batch, max_sum;
+	char buf[128], cfg[128], path[256];
+
+	pcp_path(path, sizeof(path), "limits");
+	ASSERT_LT(0, pcp_read_file(path, buf, sizeof(buf)));
+	ASSERT_EQ(2, sscanf(buf, "max_batch=%lu max_high_sum=%lu\n",
+			    &max_batch, &max_sum)) {
+		TH_LOG("limits: %s", buf);
+	}
+	EXPECT_EQ(4096UL, max_batch);
+	ASSERT_LE(max_batch + 1, max_sum) {
+		TH_LOG("a machine this small cannot test the bound: %s", buf);
+	}
+
+	snprintf(cfg, sizeof(cfg), "batch=%lu high=%lu", max_batch + 1,
+		 max_batch + 1);
+	EXPECT_EQ(-EINVAL, pcp_write("config", cfg));
+	snprintf(cfg, sizeof(cfg), "batch=%lu high=%lu", max_batch, max_batch);
+	EXPECT_EQ(0, pcp_write("config", cfg));
+
+	snprintf(cfg, sizeof(cfg), "batch=1 high=%lu cold_batch=1 cold_high=1",
+		 max_sum);
+	EXPECT_EQ(-EINVAL, pcp_write("config", cfg));
+	snprintf(cfg, sizeof(cfg), "batch=1 high=%lu cold_batch=1 cold_high=1",
+		 max_sum - 1);
+	EXPECT_EQ(0, pcp_write("config", cfg));
+}
+
+/*
+ * Write @knob @rounds times, through @file ("config" or the knob's own),
+ * and read it back after each write: nobody else writes it, so it must
+ * be what was written. The number of rounds that found it otherwise.
+ */
+static int write_and_check(const char *file, const char *knob, int rounds,
+			   int base)
+{
+	char val[64];
+	int i, lost = 0;
+	long now;
+
+	for (i = 0; i < rounds; i++) {
+		if (strcmp(file, "config"))
+			snprintf(val, sizeof(val), "%d", base + i % 30);
+		else
+			snprintf(val, sizeof(val), "%s=%d", knob, base + i % 30);
+		if (pcp_write(file, val) || pcp_read_long(knob, &now))
+			return rounds;
+		lost += now != base + i % 30;
+	}
+	return lost;
+}
+
+/*
+ * A config write and a knob write at the same time never undo each
+ * other: each copies, changes and commits the configuration under one
+ * lock, so the setting the other one names is never put back.
+ */
+TEST_F(knobs, config_and_knob_writes_never_undo_each_other)
+{
+	const int rounds = 400;
+	int status, lost;
+	pid_t child;
+
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child)
+		_exit(write_and_check("config", "cold_batch", rounds, 1) ? 1 : 0);
+	lost = write_and_check("batch", "batch", rounds, 1);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_EQ(0, lost) {
+		TH_LOG("batch undone in %d of %d rounds", lost, rounds);
+	}
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) {
+		TH_LOG("cold_batch, written through config, was undone");
+	}
 }
 
 /* Each of the 3 x 3 switches, with pages cached on every CPU. */
@@ -374,6 +713,224 @@ TEST_F(knobs, stats_has_every_counter)
 			TH_LOG("%s missing or not 0 after load", name);
 		}
 	}
+}
+
+FIXTURE(debugfs) {
+};
+
+FIXTURE_SETUP(debugfs)
+{
+	SETUP_FRESH_MODULE();
+}
+
+FIXTURE_TEARDOWN(debugfs)
+{
+	unload();
+}
+
+/*
+ * A write carries a whole value at the start of the file: a second write
+ * on the same open file is at another position and is refused, not taken
+ * for a new value.
+ */
+TEST_F(debugfs, a_write_after_a_write_is_refused)
+{
+	long val;
+	int fd;
+
+	fd = open(PCP_DIR "/batch", O_WRONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(1, write(fd, "3", 1));
+	EXPECT_EQ(-1, write(fd, "78", 2));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, pcp_read_long("batch", &val));
+	EXPECT_EQ(3, val);
+	/* back at the start, a write is a value again */
+	EXPECT_EQ(0, lseek(fd, 0, SEEK_SET));
+	EXPECT_EQ(2, write(fd, "40", 2));
+	/* a file that can be read is a seq_file, which has no pwrite() */
+	EXPECT_EQ(-1, pwrite(fd, "5", 1, 0));
+	EXPECT_EQ(ESPIPE, errno);
+	ASSERT_EQ(0, pcp_read_long("batch", &val));
+	EXPECT_EQ(40, val);
+	close(fd);
+
+	/* a refused write leaves the position where it was */
+	fd = open(PCP_DIR "/config", O_WRONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, write(fd, "high=1", 6));
+	EXPECT_EQ(7, write(fd, "high=64", 7));
+	EXPECT_EQ(-1, write(fd, "batch=8", 7));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+	ASSERT_EQ(0, pcp_read_long("high", &val));
+	EXPECT_EQ(64, val);
+	ASSERT_EQ(0, pcp_read_long("batch", &val));
+	EXPECT_EQ(40, val);
+
+	fd = open(PCP_DIR "/drain", O_WRONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(1, write(fd, "1", 1));
+	EXPECT_EQ(-1, write(fd, "1", 1));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+}
+
+/* Pages at once, all threads together, that the bench file refuses. */
+static unsigned long long bench_max_pages(void)
+{
+	long long kb = 0;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (f) {
+		if (fscanf(f, "MemTotal: %lld kB", &kb) != 1)
+			kb = 0;
+		fclose(f);
+	}
+	return kb / (sysconf(_SC_PAGESIZE) / 1024) / 8;
+}
+
+/*
+ * The bench file reads each field of "TEST NR K FLAGS" as the other files
+ * read a value: nothing wraps around and nothing trails. A refused
+ * request leaves the last results as they were.
+ */
+TEST_F(debugfs, bench_requests_parse_strictly)
+{
+	static const char * const bad[] = {
+		"seq 4294967297 1 0", "seq 4294967296 1 0", "seq 1 1 0 junk",
+		"seq 1 1 0 0", "seq  1 1 0", " seq 1 1 0", "seq 1 1 0 ",
+		"seq 1 1 0\n\n", "seq +1 1 0", "seq 1 +1 0", "seq 1 1 +0",
+		"seq 0x10 1 0", "seq -1 1 0", "seq 1.0 1 0", "Seq 1 1 0",
+		"seq\t1 1 0", "seq 1 1", "seq", "\n", "bogus 1 1 0",
+		"seq 0 1 0", "seq 65537 1 0", "hotness 4 8 0", "seq 1 0 0",
+		"seq 1 1 8", "seq 1 1 0\r\n", "seq 00000000001 1 0",
+	};
+	char before[4096], after[4096], req[64];
+	unsigned long long max = bench_max_pages();
+	size_t i;
+	int err;
+
+	ASSERT_EQ(0, pcp_write("bench", "counter 0000000100 1 0\n"));
+	ASSERT_LT(0, pcp_read_file(PCP_DIR "/bench", before, sizeof(before)));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		err = pcp_write("bench", bad[i]);
+		EXPECT_EQ(-EINVAL, err) {
+			TH_LOG("bench <- \"%s\": %s", bad[i],
+			       err ? strerror(-err) : "accepted");
+		}
+	}
+	ASSERT_LT(0, pcp_read_file(PCP_DIR "/bench", after, sizeof(after)));
+	EXPECT_STREQ(before, after);
+
+	/* too big for the machine is another error, E2BIG */
+	snprintf(req, sizeof(req), "concurrent 65536 1 0");
+	if (65536ULL * pcp_nr_cpus() > max) {
+		EXPECT_EQ(-E2BIG, pcp_write("bench", req));
+	} else {
+		TH_LOG("%s fits %llu pages: E2BIG not tried", req, max);
+	}
+	/* the limit's list holds no more than the test does: a page */
+	EXPECT_EQ(0, pcp_write("bench", "pair 65536 1 4"));
+}
+
+FIXTURE(sysfs) {
+};
+
+FIXTURE_SETUP(sysfs)
+{
+	SETUP_FRESH_MODULE();
+}
+
+FIXTURE_TEARDOWN(sysfs)
+{
+	unload();
+}
+
+/*
+ * sysfs hands a store no file offset: every write() is a whole value,
+ * the second on an open file as much as the first.
+ */
+TEST_F(sysfs, every_write_is_a_value)
+{
+	long val;
+	int fd;
+
+	pcp_dir = PCP_SYSFS_DIR;
+	fd = open(PCP_SYSFS_DIR "/batch", O_WRONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(1, write(fd, "3", 1));
+	EXPECT_EQ(2, write(fd, "78", 2));
+	EXPECT_EQ(-1, write(fd, "379", 3));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+	ASSERT_EQ(0, pcp_read_long("batch", &val));
+	EXPECT_EQ(78, val);
+}
+
+/* What one file says, read whole, through debugfs or sysfs. */
+static ssize_t read_in(const char *dir, const char *file, char *buf,
+		       size_t size)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	return pcp_read_file(path, buf, size);
+}
+
+/* Both interfaces show the same state, whichever of them changed it. */
+TEST_F(sysfs, same_text_as_debugfs)
+{
+	static const char * const shared[] = {
+		"mode", "batch", "high", "cold_batch", "cold_high", "config",
+		"generation", "limits", "stats", "pagesets",
+	};
+	static char in_debugfs[65536], in_sysfs[65536];
+	size_t i, round;
+
+	ASSERT_EQ(0, fill_caches(100));
+	for (round = 0; round < 3; round++) {
+		for (i = 0; i < ARRAY_SIZE(shared); i++) {
+			ASSERT_LT(0, read_in(PCP_DIR, shared[i], in_debugfs,
+					     sizeof(in_debugfs)));
+			ASSERT_LT(0, read_in(PCP_SYSFS_DIR, shared[i], in_sysfs,
+					     sizeof(in_sysfs)));
+			EXPECT_STREQ(in_debugfs, in_sysfs) {
+				TH_LOG("%s differs after round %zu", shared[i],
+				       round);
+			}
+		}
+		if (round == 0)
+			ASSERT_EQ(0, pcp_write_file(PCP_SYSFS_DIR "/config",
+						    "mode=split batch=8 high=64"));
+		if (round == 1)
+			ASSERT_EQ(0, pcp_write_file(PCP_DIR "/mode", "passthrough"));
+	}
+}
+
+/*
+ * pagesets, a binary attribute, reads the same in any piece size; its
+ * length is not bound to a page.
+ */
+TEST_F(sysfs, pagesets_reads_in_pieces)
+{
+	static char whole[65536], pieces[65536];
+	size_t len = 0;
+	ssize_t n;
+	int fd;
+
+	ASSERT_EQ(0, fill_caches(100));
+	ASSERT_EQ(0, pcp_write_file(PCP_SYSFS_DIR "/mode", "split"));
+	ASSERT_LT(0, read_in(PCP_SYSFS_DIR, "pagesets", whole, sizeof(whole)));
+	fd = open(PCP_SYSFS_DIR "/pagesets", O_RDONLY);
+	ASSERT_LE(0, fd);
+	while ((n = read(fd, pieces + len, 7)) > 0)
+		len += n;
+	close(fd);
+	ASSERT_EQ(0, n);
+	pieces[len] = '\0';
+	EXPECT_STREQ(whole, pieces);
+	EXPECT_EQ(0, strncmp(whole, "  cpu   count    high   batch cold_count", 40));
 }
 
 TEST_HARNESS_MAIN

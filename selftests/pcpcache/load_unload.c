@@ -56,17 +56,24 @@ FIXTURE_TEARDOWN(pcpcache)
 TEST_F(pcpcache, debugfs_dir_follows_module)
 {
 	ASSERT_FALSE(pcp_exists(DEBUGFS_DIR));
+	ASSERT_FALSE(pcp_exists(PCP_SYSFS_DIR));
 
 	ASSERT_EQ(0, pcp_run("modprobe pcpcache"));
 	ASSERT_TRUE(pcp_exists(SYSFS_MODULE));
 	ASSERT_TRUE(is_dir(DEBUGFS_DIR)) {
 		TH_LOG("%s missing after modprobe", DEBUGFS_DIR);
 	}
+	ASSERT_TRUE(is_dir(PCP_SYSFS_DIR)) {
+		TH_LOG("%s missing after modprobe", PCP_SYSFS_DIR);
+	}
 
 	ASSERT_EQ(0, pcp_run("rmmod pcpcache"));
 	ASSERT_FALSE(pcp_exists(SYSFS_MODULE));
 	ASSERT_FALSE(pcp_exists(DEBUGFS_DIR)) {
 		TH_LOG("%s left behind after rmmod", DEBUGFS_DIR);
+	}
+	ASSERT_FALSE(pcp_exists(PCP_SYSFS_DIR)) {
+		TH_LOG("%s left behind after rmmod", PCP_SYSFS_DIR);
 	}
 }
 

@@ -248,51 +248,104 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* What the controller has set, to compare with what the files say. */
+/*
+ * The configuration as the controller knows it: what the files said at
+ * its generation, changed by the controller's own writes since, each of
+ * which adds one to the generation. Another writer's change shows as a
+ * generation the controller did not make: it is taken in, and counted.
+ */
 struct ctl_state {
 	int mode;
 	unsigned int knob[4];	/* batch, high, cold_batch, cold_high */
+	unsigned long gen;
+	char text[256];		/* the config file, as read */
 };
 
 static const char * const ctl_knobs[] = { "batch", "high", "cold_batch",
 					  "cold_high" };
 static const char * const ctl_modes[] = { "passthrough", "single", "split" };
 
+/*
+ * Read the configuration and its generation as one: if the generation
+ * before and after reading config differ, someone wrote in between, and
+ * it is read again.
+ */
 static int ctl_read(struct ctl_state *st)
 {
-	char buf[64];
-	long val;
-	int i, err;
+	char path[256], mode[32];
+	long before, after = -1;
+	int i, tries;
 
-	if (pcp_read_file(PCP_DIR "/mode", buf, sizeof(buf)) < 0)
-		return -EIO;
+	pcp_path(path, sizeof(path), "config");
+	for (tries = 0; tries < 100; tries++) {
+		if (pcp_read_long("generation", &before) ||
+		    pcp_read_file(path, st->text, sizeof(st->text)) < 0 ||
+		    pcp_read_long("generation", &after))
+			return -EIO;
+		if (before == after)
+			break;
+	}
+	if (before != after ||
+	    sscanf(st->text, "mode=%31s batch=%u high=%u cold_batch=%u cold_high=%u",
+		   mode, &st->knob[0], &st->knob[1], &st->knob[2],
+		   &st->knob[3]) != 5)
+		return -EINVAL;
+	st->gen = after;
 	st->mode = -1;
-	for (i = 0; i < 3; i++) {
-		char want[32];
-
-		snprintf(want, sizeof(want), "[%s]", ctl_modes[i]);
-		if (strstr(buf, want))
+	for (i = 0; i < 3; i++)
+		if (!strcmp(mode, ctl_modes[i]))
 			st->mode = i;
-	}
-	for (i = 0; i < 4; i++) {
-		err = pcp_read_long(ctl_knobs[i], &val);
-		if (err)
-			return err;
-		st->knob[i] = val;
-	}
 	return st->mode < 0 ? -EINVAL : 0;
 }
 
-static int ctl_set(struct stress *s, int knob, unsigned int val)
+static bool ctl_same(const struct ctl_state *a, const struct ctl_state *b)
 {
-	char buf[32];
+	return a->mode == b->mode && !memcmp(a->knob, b->knob, sizeof(a->knob));
+}
+
+/* Another writer changed the configuration: take its state in. */
+static void ctl_take_in(struct stress *s, struct ctl_state *st,
+			const struct ctl_state *now)
+{
+	pthread_mutex_lock(&s->lock);
+	s->res->foreign++;
+	pthread_mutex_unlock(&s->lock);
+	*st = *now;
+}
+
+/*
+ * The controller's write of a legal @what ended in @err. Refused, it is
+ * a failure unless someone else changed the configuration since the
+ * controller last knew it, which may have made it illegal.
+ * Return: 0 when it was applied.
+ */
+static int ctl_written(struct stress *s, struct ctl_state *st, int err,
+		       const char *what)
+{
+	struct ctl_state now;
+
+	if (!err) {
+		st->gen++;
+		return 0;
+	}
+	if (err == -EINVAL && !ctl_read(&now) && now.gen != st->gen)
+		ctl_take_in(s, st, &now);
+	else
+		fail(s, "controller: %s refused: %s", what, strerror(-err));
+	return err;
+}
+
+static int ctl_set(struct stress *s, struct ctl_state *st, int knob,
+		   unsigned int val)
+{
+	char buf[32], what[64];
 	int err;
 
 	snprintf(buf, sizeof(buf), "%u\n", val);
-	err = pcp_write(ctl_knobs[knob], buf);
-	if (err)
-		fail(s, "controller: %s <- %u refused: %s", ctl_knobs[knob],
-		     val, strerror(-err));
+	snprintf(what, sizeof(what), "%s <- %u", ctl_knobs[knob], val);
+	err = ctl_written(s, st, pcp_write(ctl_knobs[knob], buf), what);
+	if (!err)
+		st->knob[knob] = val;
 	return err;
 }
 
@@ -301,64 +354,84 @@ static void ctl_set_pair(struct stress *s, struct ctl_state *st, int batch,
 			 unsigned int b, unsigned int h)
 {
 	if (b > st->knob[batch + 1]) {
-		if (ctl_set(s, batch + 1, h) || ctl_set(s, batch, b))
-			return;
+		if (!ctl_set(s, st, batch + 1, h))
+			ctl_set(s, st, batch, b);
 	} else {
-		if (ctl_set(s, batch, b) || ctl_set(s, batch + 1, h))
-			return;
+		if (!ctl_set(s, st, batch, b))
+			ctl_set(s, st, batch + 1, h);
 	}
-	st->knob[batch] = b;
-	st->knob[batch + 1] = h;
 }
 
-/* A write that breaks a rule must fail with EINVAL and change nothing. */
+static void ctl_set_mode(struct stress *s, struct ctl_state *st, int mode)
+{
+	char what[64];
+
+	snprintf(what, sizeof(what), "mode <- %s", ctl_modes[mode]);
+	if (!ctl_written(s, st, pcp_write("mode", ctl_modes[mode]), what))
+		st->mode = mode;
+}
+
+/* A write that breaks a rule, made from @st: its file and value. */
+static void ctl_pick_bad(const struct ctl_state *st, unsigned int *seed,
+			 unsigned long limit, char *file, char *val, size_t size)
+{
+	static const char * const fixed[][2] = {
+		{ "batch", "0" }, { "mode", "bogus" }, { "cold_high", "-5" },
+		{ "drain", "2" }, { "batch", "12abc" },
+	};
+	unsigned int i = pick(seed, 0, 7);
+
+	switch (i) {
+	case 0:
+		strcpy(file, "high");
+		snprintf(val, size, "%u", st->knob[0] - 1);
+		break;
+	case 1:
+		strcpy(file, "cold_batch");
+		snprintf(val, size, "%u", st->knob[3] + 1);
+		break;
+	case 2:
+		strcpy(file, "high");
+		snprintf(val, size, "%lu", limit + 1);
+		break;
+	default:
+		strcpy(file, fixed[i - 3][0]);
+		snprintf(val, size, "%s", fixed[i - 3][1]);
+	}
+}
+
+/*
+ * A write that breaks a rule must fail with EINVAL and change nothing.
+ * "Nothing" is known only when nobody else wrote meanwhile: the
+ * generation, read with the configuration before and after, says so.
+ */
 static void ctl_bad_write(struct stress *s, struct ctl_state *st,
 			  unsigned int *seed, unsigned long limit)
 {
+	struct ctl_state before, after;
 	char val[32], file[16];
-	struct ctl_state now;
 	int err;
 
-	switch (pick(seed, 0, 7)) {
-	case 0:
-		strcpy(file, "batch");
-		strcpy(val, "0");
-		break;
-	case 1:
-		strcpy(file, "high");
-		snprintf(val, sizeof(val), "%u", st->knob[0] - 1);
-		break;
-	case 2:
-		strcpy(file, "cold_batch");
-		snprintf(val, sizeof(val), "%u", st->knob[3] + 1);
-		break;
-	case 3:
-		strcpy(file, "high");
-		snprintf(val, sizeof(val), "%lu", limit + 1);
-		break;
-	case 4:
-		strcpy(file, "mode");
-		strcpy(val, "bogus");
-		break;
-	case 5:
-		strcpy(file, "cold_high");
-		strcpy(val, "-5");
-		break;
-	case 6:
-		strcpy(file, "drain");
-		strcpy(val, "2");
-		break;
-	default:
-		strcpy(file, "batch");
-		strcpy(val, "12abc");
-	}
-	err = pcp_write(file, val);
-	if (err != -EINVAL) {
-		fail(s, "controller: %s <- \"%s\" gave %s, not EINVAL", file,
-		     val, err ? strerror(-err) : "success");
+	if (ctl_read(&before)) {
+		fail(s, "controller: cannot read the configuration");
 		return;
 	}
-	if (ctl_read(&now) || memcmp(&now, st, sizeof(now)))
+	ctl_pick_bad(&before, seed, limit, file, val, sizeof(val));
+	err = pcp_write(file, val);
+	if (ctl_read(&after)) {
+		fail(s, "controller: cannot read the configuration");
+		return;
+	}
+	/* one more generation is the write itself, if it was applied */
+	if (after.gen > before.gen + !err) {
+		ctl_take_in(s, st, &after);
+		return;
+	}
+	*st = after;
+	if (err != -EINVAL)
+		fail(s, "controller: %s <- \"%s\" gave %s, not EINVAL", file,
+		     val, err ? strerror(-err) : "success");
+	else if (after.gen != before.gen || !ctl_same(&before, &after))
 		fail(s, "controller: %s <- \"%s\" was refused but changed the configuration",
 		     file, val);
 }
@@ -420,49 +493,32 @@ static void ctl_hotplug(struct stress *s, unsigned int *seed)
 		fail(s, "controller: cpu%d online: %s", cpu, strerror(-err));
 }
 
-/* high + cold_high may not exceed RAM pages / 4 / possible CPUs. */
-static unsigned long ctl_limit(void)
-{
-	char buf[256];
-	long kb = 0;
-	int lo = 0, hi = 0;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (f) {
-		if (fscanf(f, "MemTotal: %ld kB", &kb) != 1)
-			kb = 0;
-		fclose(f);
-	}
-	if (pcp_read_file("/sys/devices/system/cpu/possible", buf,
-			  sizeof(buf)) > 0 &&
-	    sscanf(buf, "%d-%d", &lo, &hi) < 2)
-		hi = lo;
-	return kb / 4 / 4 / (hi + 1);
-}
-
 static void *controller_main(void *arg)
 {
 	struct stress *s = arg;
 	unsigned int seed = s->opts->seed ^ 0xc0ffee;
-	unsigned long limit = ctl_limit();
+	unsigned long limit = pcp_max_high_sum();
 	unsigned int max_high = limit / 2 < 2048 ? limit / 2 : 2048;
 	unsigned int b, h, max_cold = max_high / 2;
-	struct ctl_state st;
+	struct ctl_state st, now;
 	int err;
 
-	if (ctl_read(&st)) {
-		fail(s, "controller: cannot read the configuration");
+	if (!limit || ctl_read(&st)) {
+		fail(s, "controller: cannot read the configuration or its limits");
 		return NULL;
 	}
 	while (!atomic_load(&s->stop)) {
 		usleep(pick(&seed, 10, 50) * 1000);
+		/* what others did since the last round is theirs: take it in */
+		if (ctl_read(&now)) {
+			fail(s, "controller: cannot read the configuration");
+			break;
+		}
+		if (now.gen != st.gen)
+			ctl_take_in(s, &st, &now);
 		switch (pick(&seed, 0, 9)) {
 		case 0 ... 2:
-			st.mode = pick(&seed, 0, 2);
-			err = pcp_write("mode", ctl_modes[st.mode]);
-			if (err)
-				fail(s, "controller: mode <- %s refused: %s",
-				     ctl_modes[st.mode], strerror(-err));
+			ctl_set_mode(s, &st, pick(&seed, 0, 2));
 			break;
 		case 3 ... 4:
 			b = pick(&seed, 1, 256);
@@ -541,8 +597,36 @@ static int start_workers(struct stress *s, struct worker *w)
 	return n;
 }
 
+/* What the run changes and puts back: the configuration and fault_refill. */
+struct found {
+	char config[256];
+	char fault[16];
+};
+
+static int remember(struct found *found)
+{
+	char path[256];
+
+	pcp_path(path, sizeof(path), "config");
+	if (pcp_read_file(path, found->config, sizeof(found->config)) <= 0)
+		return -1;
+	pcp_path(path, sizeof(path), "fault_refill");
+	return pcp_read_file(path, found->fault, sizeof(found->fault)) > 0 ? 0 : -1;
+}
+
+/* Put back what @found holds; a failure unless it could. */
+static void put_back(struct stress *s, const struct found *found)
+{
+	if (s->opts->chaos && pcp_write("config", found->config))
+		fail(s, "cannot put the configuration back: %s", found->config);
+	if (s->opts->fault && pcp_write("fault_refill", found->fault))
+		fail(s, "cannot put fault_refill back to %s", found->fault);
+}
+
 /**
  * pcp_stress_run - run the stress for opts->seconds
+ *
+ * The configuration and fault_refill are put back as found at the end.
  *
  * Return: 0 when nothing unexpected happened, else -1 with the first
  * problem in res->failure. Every file is closed on return either way.
@@ -552,6 +636,7 @@ int pcp_stress_run(const struct pcp_stress_opts *opts,
 {
 	static struct worker workers[PCP_MAX_CPUS];
 	struct stress s = { .opts = opts, .res = res };
+	struct found found;
 	pthread_t controller;
 	bool ctl_started = false;
 	double start, deadline;
@@ -559,6 +644,11 @@ int pcp_stress_run(const struct pcp_stress_opts *opts,
 
 	memset(res, 0, sizeof(*res));
 	atomic_init(&s.stop, false);
+	if (remember(&found)) {
+		snprintf(res->failure, sizeof(res->failure),
+			 "cannot read the configuration or fault_refill");
+		return -1;
+	}
 	if (opts->fault) {
 		char val[16];
 
@@ -574,6 +664,8 @@ int pcp_stress_run(const struct pcp_stress_opts *opts,
 	if (s.shared < 0) {
 		snprintf(res->failure, sizeof(res->failure), "cannot open %s: %s",
 			 PCPCACHE_USER_FILE, strerror(-s.shared));
+		put_back(&s, &found);
+		pthread_mutex_destroy(&s.lock);
 		return -1;
 	}
 
@@ -593,8 +685,7 @@ int pcp_stress_run(const struct pcp_stress_opts *opts,
 		pthread_join(controller, NULL);
 	res->seconds = now() - start;
 	close(s.shared);
-	if (opts->fault)
-		pcp_write("fault_refill", "0");
+	put_back(&s, &found);
 	pthread_mutex_destroy(&s.lock);
 	return res->failure[0] ? -1 : 0;
 }

@@ -5,7 +5,10 @@
  * and frees pages (hot and cold, small and large batches, across CPUs
  * through a shared file, and by faulting in mappings of /dev/pcpcache)
  * while a controller thread switches modes, changes knobs, writes values
- * that must be refused and drains.
+ * that must be refused and drains. The controller tells another writer's
+ * changes from its own by the configuration's generation, takes them in
+ * and counts them; the configuration and fault_refill are put back as
+ * found at the end.
  */
 #ifndef _PCPCACHE_STRESS_H
 #define _PCPCACHE_STRESS_H
@@ -37,6 +40,7 @@ struct pcp_stress_result {
 	unsigned long long enospc;		/* limits reached: allowed */
 	unsigned long long controls;		/* controller writes */
 	unsigned long long hotplugs;		/* CPUs taken offline */
+	unsigned long long foreign;		/* changes by another writer */
 	double seconds;				/* measured */
 	/* the first thing that went wrong, or "" */
 	char failure[256];

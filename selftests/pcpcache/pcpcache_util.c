@@ -17,6 +17,21 @@
 
 #include "pcpcache_util.h"
 
+const char *pcp_dir = PCP_DIR;
+
+/* The testing tools that only debugfs has. */
+static bool pcp_debugfs_only(const char *file)
+{
+	return !strcmp(file, "bench") || !strcmp(file, "fault_refill");
+}
+
+/* The path of pcpcache's file @file: in pcp_dir, or debugfs's own. */
+void pcp_path(char *buf, size_t size, const char *file)
+{
+	snprintf(buf, size, "%s/%s", pcp_debugfs_only(file) ? PCP_DIR : pcp_dir,
+		 file);
+}
+
 /* Run a shell command; its exit status, or -1 when it did not exit. */
 int pcp_run(const char *fmt, ...)
 {
@@ -84,8 +99,8 @@ ssize_t pcp_read_file(const char *path, char *buf, size_t size)
 	return n;
 }
 
-/* Write @val in one write(); 0, or -errno. */
-int pcp_write_file(const char *path, const char *val)
+/* Write the @len bytes at @buf in one write(); 0, or -errno. */
+int pcp_write_file_len(const char *path, const char *buf, size_t len)
 {
 	ssize_t n;
 	int fd, err = 0;
@@ -93,22 +108,34 @@ int pcp_write_file(const char *path, const char *val)
 	fd = open(path, O_WRONLY);
 	if (fd < 0)
 		return -errno;
-	n = write(fd, val, strlen(val));
+	n = write(fd, buf, len);
 	if (n < 0)
 		err = -errno;
-	else if ((size_t)n != strlen(val))
+	else if ((size_t)n != len)
 		err = -EIO;
 	close(fd);
 	return err;
 }
 
-/* Write @val to the debugfs file @file of pcpcache. */
-int pcp_write(const char *file, const char *val)
+/* Write @val in one write(); 0, or -errno. */
+int pcp_write_file(const char *path, const char *val)
+{
+	return pcp_write_file_len(path, val, strlen(val));
+}
+
+/* Write the @len bytes at @buf to pcpcache's file @file (in pcp_dir). */
+int pcp_write_len(const char *file, const char *buf, size_t len)
 {
 	char path[256];
 
-	snprintf(path, sizeof(path), PCP_DIR "/%s", file);
-	return pcp_write_file(path, val);
+	pcp_path(path, sizeof(path), file);
+	return pcp_write_file_len(path, buf, len);
+}
+
+/* Write @val to pcpcache's file @file (in pcp_dir). */
+int pcp_write(const char *file, const char *val)
+{
+	return pcp_write_len(file, val, strlen(val));
 }
 
 int pcp_read_long(const char *file, long *val)
@@ -116,7 +143,7 @@ int pcp_read_long(const char *file, long *val)
 	char path[256], buf[64], *end;
 	ssize_t n;
 
-	snprintf(path, sizeof(path), PCP_DIR "/%s", file);
+	pcp_path(path, sizeof(path), file);
 	n = pcp_read_file(path, buf, sizeof(buf));
 	if (n < 0)
 		return n;
@@ -129,9 +156,11 @@ int pcp_read_long(const char *file, long *val)
 
 int pcp_read_stats(struct pcp_stats *st)
 {
-	char line[128];
-	FILE *f = fopen(PCP_DIR "/stats", "r");
+	char line[128], path[256];
+	FILE *f;
 
+	pcp_path(path, sizeof(path), "stats");
+	f = fopen(path, "r");
 	if (!f)
 		return -errno;
 	st->nr = 0;
@@ -182,6 +211,19 @@ bool pcp_books_balance(const struct pcp_stats *st, char *why, size_t size)
 	return true;
 }
 
+/* The bound on high + cold_high from the limits file; 0 if unreadable. */
+unsigned long pcp_max_high_sum(void)
+{
+	char buf[128], path[256];
+	unsigned long max;
+
+	pcp_path(path, sizeof(path), "limits");
+	if (pcp_read_file(path, buf, sizeof(buf)) <= 0 ||
+	    sscanf(buf, "max_batch=%*u max_high_sum=%lu", &max) != 1)
+		return 0;
+	return max;
+}
+
 /* Where each column of the pagesets file goes, by the header's names. */
 static long *pageset_field(struct pcp_pageset *s, const char *name)
 {
@@ -208,10 +250,12 @@ static long *pageset_field(struct pcp_pageset *s, const char *name)
  */
 int pcp_read_pagesets(struct pcp_pageset *sets, int max)
 {
-	char line[512], cols[16][16], *tok, *save;
+	char line[512], cols[16][16], path[256], *tok, *save;
 	int nr = 0, ncols = 0, i;
-	FILE *f = fopen(PCP_DIR "/pagesets", "r");
+	FILE *f;
 
+	pcp_path(path, sizeof(path), "pagesets");
+	f = fopen(path, "r");
 	if (!f)
 		return -errno;
 	if (!fgets(line, sizeof(line), f)) {

@@ -12,6 +12,7 @@
 #include <linux/pcpcache.h>
 
 #define PCP_DIR		PCPCACHE_DEBUGFS_DIR
+#define PCP_SYSFS_DIR	PCPCACHE_SYSFS_DIR
 #define PCP_SYSFS	"/sys/module/pcpcache"
 #define PCP_MAX_CPUS	1024
 #define PCP_MAX_STATS	64
@@ -37,18 +38,29 @@ struct pcp_pageset {
 #define __printf(a, b)	__attribute__((format(printf, a, b)))
 #endif
 
+/*
+ * Where pcp_write() and the readers below find the control and status
+ * files: PCP_DIR (debugfs) unless set to PCP_SYSFS_DIR. The files only
+ * debugfs has (bench, fault_refill, user) are found there whatever it says.
+ */
+extern const char *pcp_dir;
+
 int pcp_run(const char *fmt, ...) __printf(1, 2);
+void pcp_path(char *buf, size_t size, const char *file);
 bool pcp_exists(const char *path);
 bool pcp_debugfs_mounted(void);
 const char *pcp_skip_reason(void);
 ssize_t pcp_read_file(const char *path, char *buf, size_t size);
+int pcp_write_file_len(const char *path, const char *buf, size_t len);
 int pcp_write_file(const char *path, const char *val);
+int pcp_write_len(const char *file, const char *buf, size_t len);
 int pcp_write(const char *file, const char *val);
 int pcp_read_long(const char *file, long *val);
 int pcp_read_stats(struct pcp_stats *st);
 long long pcp_stat(const struct pcp_stats *st, const char *name);
 bool pcp_books_balance(const struct pcp_stats *st, char *why, size_t size);
 int pcp_read_pagesets(struct pcp_pageset *sets, int max);
+unsigned long pcp_max_high_sum(void);
 int pcp_reload(const char *params);
 int pcp_nr_cpus(void);
 int pcp_pin(int cpu);

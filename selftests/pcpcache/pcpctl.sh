@@ -7,6 +7,8 @@
 
 ksft_skip=4
 D=/sys/kernel/debug/pcpcache
+S=/sys/kernel/mm/pcpcache
+json_check=$(cd "$(dirname "$0")" && pwd)/json_check
 n=0
 failed=0
 
@@ -26,31 +28,182 @@ check() # description command...
 
 [ "$(id -u)" = 0 ] || { echo "# SKIP: needs root"; exit $ksft_skip; }
 command -v pcpctl > /dev/null || { echo "# SKIP: pcpctl is not on PATH (make puts it in build/bin)"; exit $ksft_skip; }
+[ -x "$json_check" ] || { echo "# SKIP: no $json_check (make builds it with the selftests)"; exit $ksft_skip; }
 modinfo pcpcache > /dev/null 2>&1 || { echo "# SKIP: modprobe cannot find pcpcache.ko"; exit $ksft_skip; }
 
 echo "TAP version 13"
-echo "1..23"
+# the plan counts itself: one test per check line of this file
+echo "1..$(grep -c '^check ' "$0")"
 rmmod pcpcache 2> /dev/null
+
+# Each bad option: exit 2, one line on stderr naming it, nothing on stdout.
+bad_options()
+{
+	while IFS='|' read -r cmd arg; do
+		# shellcheck disable=SC2086
+		pcpctl $cmd "$arg" > /tmp/bad.out 2> /tmp/bad.err
+		rc=$?
+		if [ $rc != 2 ] || [ -s /tmp/bad.out ] ||
+		   [ "$(wc -l < /tmp/bad.err)" != 1 ]; then
+			echo "pcpctl $cmd '$arg': exit $rc, stdout $(wc -c < /tmp/bad.out) bytes, stderr:"
+			cat /tmp/bad.err
+			return 1
+		fi
+	done <<-EOF
+	stress --seconds|abc
+	stress --seconds|-1
+	stress --seconds|0
+	stress --seconds|1e3
+	stress --seconds| 5
+	stress --seconds|5s
+	stress --seconds|86401
+	stress --cpus|0-
+	stress --cpus|3-1
+	stress --cpus|1,,2
+	stress --cpus|-1
+	stress --cpus|1024
+	stress --cpus|0x1
+	stress --seed|-5
+	stress --seed|4294967296
+	stress --fault|101
+	stress --fault|5%
+	stress|extra
+	bench --only|1-3
+	bench --only|0
+	bench --only|7
+	bench --only|1,,2
+	bench --only|
+	bench --reps|3x
+	bench --reps|0
+	bench --reps|16
+	bench --reps|+3
+	bench|extra
+	watch|nan
+	watch|1e10
+	watch|inf
+	watch|-1
+	watch|0
+	watch|0.05
+	watch|1.
+	watch|.5
+	watch|3601
+	EOF
+}
 
 check "without the module: exit 1, 'not loaded'" \
 	sh -c 'out=$(pcpctl stats 2>&1); rc=$?; echo "$out"; test $rc = 1 && echo "$out" | grep -q "not loaded"'
 
+check "bad numeric options: exit 2 and one line each" bad_options
+
 modprobe pcpcache
 check "unknown command: usage, exit 2" sh -c 'pcpctl nosuch; test $? = 2'
+check "the order of the options does not change what they mean" sh -c '
+	pcpctl bench --quick --reps 1 --only 2 > /tmp/o1 &&
+	pcpctl bench --reps 1 --quick --only 2 > /tmp/o2 &&
+	grep -q "median of 1," /tmp/o1 && grep -q "median of 1," /tmp/o2'
 check "every subcommand has --help" sh -c 'for c in stats pagesets mode set drain watch stress bench fault; do pcpctl $c --help | grep -q usage || exit 1; done'
-before=$(cat $D/config)
-check "set refuses batch > high, exit 1, names the culprit" \
-	sh -c 'pcpctl set batch=8 high=4; test $? = 1'
-check "... and changes nothing" test "$(cat $D/config)" = "$before"
-check "set refuses an unknown knob" sh -c 'pcpctl set batch=8 nosuch=1; test $? = 1 && test "$(cat '$D'/config)" = "'"$before"'"'
+# What a refused "set" must leave as it was: the configuration and its
+# generation, the pages cached, and the drain and mode switch counters.
+state()
+{
+	cat $D/config $D/generation
+	grep -E '^(cached|drain|mode_switches) ' $D/stats
+}
+
+# set_refused EXPECTED ARGS...: "pcpctl set ARGS..." exits 1 with one
+# line on stderr that matches the extended regex EXPECTED, nothing changed.
+set_refused()
+{
+	want=$1
+	shift
+	state > /tmp/state.before
+	pcpctl set "$@" > /tmp/set.out 2> /tmp/set.err
+	rc=$?
+	state > /tmp/state.after
+	cat /tmp/set.err
+	[ $rc = 1 ] && [ "$(wc -l < /tmp/set.err)" = 1 ] &&
+		grep -qE "$want" /tmp/set.err && ! [ -s /tmp/set.out ] &&
+		cmp -s /tmp/state.before /tmp/state.after
+}
+
+# pages in the magazines, so that a stray drain would show
+echo "seq 200 1 0" > $D/bench
+long=$(printf '%01100d' 7)
+max=$(sed -n 's/.*max_high_sum=\([0-9]*\).*/\1/p' $D/limits)
+check "set refuses batch > high, names both, changes nothing" \
+	set_refused 'batch=8 \(given\) with high=4 \(given\)' batch=8 high=4
+check "set names the setting in force it clashes with" \
+	set_refused 'batch=63 \(in force\) with high=10 \(given\)' high=10
+check "set refuses mode=passthrough batch=5000: no drain, no switch" \
+	set_refused 'batch=5000 \(given\).*batch <= 4096' mode=passthrough batch=5000
+check "set refuses over the machine's bound, from limits" \
+	set_refused "high=$max \\(given\\) \\+ cold_high=126 \\(in force\\) is over $max" high=$max
+check "set refuses 1100 digits cleanly" \
+	set_refused "is not KEY=VALUE" batch=$long high=400 cold_high=126
+check "set refuses an argument of 100000 bytes" \
+	set_refused "is not KEY=VALUE" "batch=$(printf '%0100000d' 1)"
+check "set refuses an unknown knob" set_refused "'nosuch=1' is not" batch=8 nosuch=1
+check "set refuses a setting given twice" set_refused "batch is given twice" batch=8 batch=9
+check "set refuses two settings in one argument" set_refused "is not KEY=VALUE" "batch=8 high=64"
+check "set refuses +8, 0x8 and a mode not named exactly" sh -c '
+	for a in batch=+8 batch=0x8 "batch= 8" mode=Split mode= =8 batch; do
+		pcpctl set "$a" 2> /dev/null; test $? = 1 || { echo "$a"; exit 1; }
+	done'
 check "set applies several at once" pcpctl set mode=split batch=8 high=64
 check "... all of them" test "$(cat $D/config)" = "mode=split batch=8 high=64 cold_batch=31 cold_high=126"
 check "mode refuses a bad name" sh -c 'pcpctl mode bogus; test $? = 1'
 check "mode switches" sh -c 'pcpctl mode single && pcpctl mode | grep -q "\[single\]"'
-check "stats --json has the hit rate" sh -c 'pcpctl stats --json | grep -q "\"hit_rate\""'
+check "stats --json is JSON, with the hit rate" sh -c '
+	pcpctl stats --json > /tmp/s.json && '"$json_check"' < /tmp/s.json &&
+	grep -q "\"hit_rate\": " /tmp/s.json'
+check "pagesets --json is JSON, a CPU each, cold lists in split mode" sh -c '
+	pcpctl mode split && pcpctl pagesets --json > /tmp/p.json &&
+	'"$json_check"' < /tmp/p.json &&
+	test $(grep -c "\"cpu\": " /tmp/p.json) -ge $(nproc) &&
+	test $(grep -c "\"cold_high\": 126" /tmp/p.json) -ge $(nproc) &&
+	pcpctl mode single && pcpctl pagesets --json | '"$json_check"''
 check "pagesets has a header and a line per CPU" \
 	sh -c 'test $(pcpctl pagesets | wc -l) -gt $(nproc)'
-check "stress runs and the books balance" pcpctl stress --seconds 2 --seed 3
+check "stress runs, the books balance, the configuration is put back" sh -c '
+	before=$(cat '$S'/config)
+	pcpctl stress --seconds 2 --seed 3 && test "$(cat '$S'/config)" = "$before"'
+check "stress tells another writer's changes from its own" sh -c '
+	pcpctl set batch=31 high=186 || exit 1
+	before=$(cat '$S'/config)
+	pcpctl stress --seconds 8 --seed 7 > /tmp/stress.out 2>&1 &
+	stress=$!
+	# the other writer starts once the stress has read what to put back,
+	# and is done (4 writes, a few seconds under emulation) well before
+	# the stress ends and puts it back
+	sleep 1
+	for i in 1 2; do
+		echo split > '$S'/mode || exit 1
+		sleep 0.1
+		echo "batch=17 high=170" > '$S'/config || exit 1
+		sleep 0.1
+	done
+	wait $stress
+	rc=$?
+	cat /tmp/stress.out
+	test $rc = 0 &&
+		grep -q "changes of the configuration by another writer" /tmp/stress.out &&
+		test "$(cat '$S'/config)" = "$before"'
+check "another user reads through sysfs, is told it may not write" sh -c '
+	su -s /bin/sh nobody -c "pcpctl mode && pcpctl stats > /dev/null" || exit 1
+	out=$(su -s /bin/sh nobody -c "pcpctl mode split" 2>&1); rc=$?
+	echo "$out"
+	test $rc = 1 && echo "$out" | grep -q "neither .* can be written; .* for root"'
+check "without debugfs: the controls through sysfs; stress says what it lacks" sh -c '
+	umount /sys/kernel/debug || exit 1
+	pcpctl mode split && pcpctl set batch=9 high=90 && pcpctl drain &&
+		grep -q "\[split\]" '$S'/mode && grep -q "batch=9 high=90" '$S'/config
+	ok=$?
+	out=$(pcpctl stress --seconds 1 2>&1); rc=$?
+	mount -t debugfs debugfs /sys/kernel/debug
+	echo "$out"
+	test $ok = 0 && test $rc = 1 && echo "$out" | grep -q "stress needs /sys/kernel/debug/pcpcache/user"'
+check "... and back: set puts single mode and the defaults" \
+	pcpctl set mode=single batch=63 high=378
 check "drain empties the magazines" sh -c 'pcpctl drain && grep -qx "cached 0" '$D'/stats'
 check "watch prints rates" sh -c 'timeout 3 pcpctl watch 1 > /tmp/w; grep -q cached /tmp/w && test $(wc -l < /tmp/w) -ge 2'
 
@@ -66,11 +219,42 @@ check "bench file: bad requests fail" sh -c '
 	for t in "bogus 1 1 0" "seq 0 1 0" "seq 65537 1 0" "hotness 4 8 0" "seq 1 1 8" "seq 1 1" "seq 1 1 64" "shrink 1 65537 0"; do
 		echo "$t" > '$D'/bench 2>/dev/null && exit 1
 	done; exit 0'
-check "bench --quick writes its CSV files" sh -c '
-	pcpctl bench --quick --reps 1 --only 1,2 --csv /tmp/bench > /tmp/bench.txt &&
-	for f in 1-alloc-then-free 2-pair; do
-		test -s /tmp/bench/$f.csv || exit 1
-	done && grep -q "limit" /tmp/bench.txt'
+# bench_json ONLY: "pcpctl bench --json" puts one JSON object on stdout and
+# nothing else, with each benchmark of ONLY (all when empty), and the
+# tables on stderr
+bench_json()
+{
+	pcpctl bench --quick --reps 1 ${1:+--only $1} --json > /tmp/b.json 2> /tmp/b.err ||
+		{ cat /tmp/b.err; return 1; }
+	"$json_check" < /tmp/b.json || return 1
+	# not n: that is the test counter
+	for bench in $(echo "${1:-1,2,3,4,5,6}" | tr , ' '); do
+		grep -q "\"number\": $bench," /tmp/b.json ||
+			{ echo "no benchmark $bench"; return 1; }
+	done
+	grep -q "^pcpcache benchmarks:" /tmp/b.err
+}
+
+bench_json_all()
+{
+	bench_json "" && grep -q "\"targets\": \[" /tmp/b.json
+}
+
+check "bench --json: JSON alone on stdout, every benchmark and the targets" \
+	bench_json_all
+check "bench --json --only 4,5: JSON alone, benchmarks 4 and 5" bench_json 4,5
+check "bench --json --only 2: JSON alone" bench_json 2
+# a CSV directory named to break a shell: it must just be a name
+csv_dir_check()
+{
+	# shellcheck disable=SC2016
+	dir='/tmp/csv dir '\''q'\'' "dq" $(touch ran1) `touch ran2`; touch ran3 & x'
+	(cd /tmp && pcpctl bench --quick --reps 1 --only 1,2 --csv "$dir" > /tmp/bench.txt) &&
+		test -s "$dir/1-alloc-then-free.csv" && test -s "$dir/2-pair.csv" &&
+		grep -q "limit" /tmp/bench.txt && ! ls /tmp/ran* 2> /dev/null
+}
+
+check "bench --quick writes its CSV files, into any directory name" csv_dir_check
 
 # page_fault1, small: both variants, a table per variant, the targets, and
 # the configuration it found put back

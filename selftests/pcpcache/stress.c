@@ -5,8 +5,10 @@
  * in mappings of /dev/pcpcache, while a controller switches modes,
  * changes knobs, writes values that must be refused, drains, takes CPUs
  * offline and back, and 10% of refills are cut short (fault_refill). At
- * the end nothing is held, the books balance exactly, a drain empties
- * every CPU and the kernel log has no warning and no pcpcache error.
+ * the end the controller saw no change but its own, the configuration
+ * is back as found, nothing is held, the books balance exactly, a drain
+ * empties every CPU and the kernel log has no warning and no pcpcache
+ * error.
  *
  *   stress [-d SECONDS] [-s SEED] [-f FAULT_PERCENT] [-n (no hotplug)]
  *          [-a (workers set their make-it-fail flag for fail_page_alloc,
@@ -114,6 +116,7 @@ int main(int argc, char **argv)
 	};
 	static struct pcp_stress_result res;
 	unsigned long long pages = 0, faults = 0;
+	char found[256], now[256] = "";
 	int faulted = 0;
 	bool outside = false;
 	const char *why;
@@ -152,12 +155,14 @@ int main(int argc, char **argv)
 	if (sched_getaffinity(0, sizeof(opts.cpus), &opts.cpus))
 		ksft_exit_fail_msg("sched_getaffinity failed\n");
 
-	ksft_set_plan(10);
+	ksft_set_plan(12);
 	ksft_print_msg("seed %u, %u s, %d CPUs, fault_refill %u%%, hotplug %s (replay: %s -s %u -d %u -f %u%s)\n",
 		       opts.seed, opts.seconds, CPU_COUNT(&opts.cpus), opts.fault,
 		       opts.hotplug ? "on" : "off", argv[0], opts.seed,
 		       opts.seconds, opts.fault, opts.hotplug ? "" : " -n");
 
+	if (pcp_read_file(PCP_DIR "/config", found, sizeof(found)) <= 0)
+		ksft_exit_fail_msg("cannot read the configuration\n");
 	pcp_stress_run(&opts, &res);
 	for (i = 0; i < res.nr_workers; i++) {
 		pages += res.pages[i];
@@ -173,6 +178,13 @@ int main(int argc, char **argv)
 	ksft_test_result(faulted == res.nr_workers,
 			 "page faults served on %d of %d CPUs: %llu pages\n",
 			 faulted, res.nr_workers, faults);
+	/* nobody else writes here: every change was the controller's */
+	ksft_test_result(res.foreign == 0,
+			 "the controller's writes were all it saw (%llu by another writer)\n",
+			 res.foreign);
+	ksft_test_result(pcp_read_file(PCP_DIR "/config", now, sizeof(now)) > 0 &&
+			 !strcmp(found, now),
+			 "the configuration is back as found: %s", now);
 	online_all_cpus();
 
 	check_books();

@@ -78,6 +78,14 @@ TEST_F(user, bad_requests_change_nothing)
 	EXPECT_EQ(ENOTTY, errno);
 	EXPECT_EQ(-1, ioctl(self->fd, PCPCACHE_IOC_ALLOC, NULL));
 	EXPECT_EQ(EFAULT, errno);
+	/* the padding must be 0, so that it can mean something later */
+	memset(&req, 0, sizeof(req));
+	req.count = 1;
+	req.pad = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, PCPCACHE_IOC_ALLOC, &req));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, PCPCACHE_IOC_FREE, &req));
+	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(10, held(_metadata, &self->st));
 
 	ASSERT_EQ(0, pcp_free(self->fd, 10, 0, &req));
@@ -182,6 +190,7 @@ TEST_F(user, bad_cycles_change_nothing)
 		{ .cycles = 1, .batch = 1, .flags = 8 },
 		{ .cycles = 1, .batch = 1, .flags = PCPCACHE_ORDER(4) },
 		{ .cycles = 1, .batch = 1, .pad = 1 },
+		{ .cycles = 1, .batch = 1, .pad2 = 1 },
 		{ .cycles = (1U << 24) + 1, .batch = 1 },
 		{ .cycles = 1, .batch = 65537 },
 	};

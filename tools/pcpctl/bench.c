@@ -5,15 +5,23 @@
  * row, takes the median of several repetitions, and prints one comparison
  * table per benchmark with the ratio to passthrough; --csv, --json and
  * --plot keep the raw data.
+ *
+ * A row the bench file refuses as too big for the machine (E2BIG) is
+ * skipped, saying why, and the run goes on. The benchmarks run with the
+ * default knobs; the configuration found is put back at the end. With
+ * --json the tables go to stderr and stdout holds one JSON object, written
+ * only when the run is complete.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "pcpctl.h"
@@ -21,6 +29,10 @@
 #define LIMIT		4	/* the bench file's flag for the bare list */
 #define COLD		3	/* allocate and free cold */
 #define MAX_REPS	15
+#define NR_BENCHMARKS	6
+
+/* The knobs every benchmark but the sweep runs with: the defaults. */
+#define BENCH_KNOBS	"batch=63 high=378 cold_batch=31 cold_high=126"
 
 static const char * const modes[] = { "passthrough", "single", "split" };
 #define NR_ROWS		4	/* the modes and "limit" */
@@ -31,19 +43,25 @@ static const char *row_name(int row)
 }
 
 struct opts {
-	int reps;
-	unsigned int only;	/* bit n: run benchmark n; 0: all */
-	bool quick, json;
+	unsigned int reps;
+	unsigned long long only;	/* bit n: run benchmark n */
+	bool quick;
 	const char *csv, *plot;
-	FILE *js;		/* JSON goes here while tables go to stdout */
+	FILE *out;		/* the tables: stdout, or stderr with --json */
+	struct json *js;	/* the figures, with --json */
 };
 
-/* One run's per-CPU figures, per operation. */
+/* One run's per-CPU figures, per operation, or why there are none. */
 struct figures {
 	int nr;
 	int cpu[PCP_MAX_CPUS];
 	double a[PCP_MAX_CPUS], b[PCP_MAX_CPUS];
+	char skipped[192];	/* "" when measured */
 };
+
+/* What run_once() and its callers return, besides 0. */
+#define SKIPPED		1	/* refused for this machine: go on */
+#define FAILED		(-1)	/* said why: stop */
 
 static int cmp_double(const void *x, const void *y)
 {
@@ -58,7 +76,21 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* Run "TEST NR K FLAGS" once and read the per-CPU results. */
+static double mean(const double *v, int n)
+{
+	double s = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		s += v[i];
+	return n ? s / n : NAN;
+}
+
+/*
+ * Run "TEST NR K FLAGS" once and read the per-CPU results. A request the
+ * bench file refuses as too big for the machine is SKIPPED, with the
+ * reason in f->skipped; anything else that goes wrong is FAILED.
+ */
 static int run_once(const char *test, unsigned int nr, unsigned int k,
 		    unsigned int flags, struct figures *f)
 {
@@ -67,14 +99,23 @@ static int run_once(const char *test, unsigned int nr, unsigned int k,
 	int cpu, err;
 
 	snprintf(cmd, sizeof(cmd), "%s %u %u %u", test, nr, k, flags);
+	f->nr = 0;
 	err = pcp_write("bench", cmd);
+	if (err == -E2BIG) {
+		snprintf(f->skipped, sizeof(f->skipped),
+			 "'%s' would hold more than an eighth of RAM at once (E2BIG)",
+			 cmd);
+		return SKIPPED;
+	}
 	if (err) {
 		fprintf(stderr, "%s: bench %s: %s\n", prog, cmd, strerror(-err));
-		return err;
+		return FAILED;
 	}
-	if (pcp_read_file(PCP_DIR "/bench", buf, sizeof(buf)) < 0)
-		return -EIO;
-	f->nr = 0;
+	if (pcp_read_file(PCP_DIR "/bench", buf, sizeof(buf)) < 0) {
+		fprintf(stderr, "%s: cannot read the results of bench %s\n",
+			prog, cmd);
+		return FAILED;
+	}
 	for (line = strtok_r(buf, "\n", &save); line && f->nr < PCP_MAX_CPUS;
 	     line = strtok_r(NULL, "\n", &save)) {
 		if (sscanf(line, "%d %llu %llu %llu", &cpu, &ops, &a, &b) != 4 || !ops)
@@ -84,7 +125,12 @@ static int run_once(const char *test, unsigned int nr, unsigned int k,
 		f->b[f->nr] = (double)b / ops;
 		f->nr++;
 	}
-	return f->nr ? 0 : -EIO;
+	f->skipped[0] = '\0';
+	if (!f->nr) {
+		fprintf(stderr, "%s: bench %s: no results\n", prog, cmd);
+		return FAILED;
+	}
+	return 0;
 }
 
 /* A warm-up run, then the per-CPU medians of opts->reps runs. */
@@ -92,35 +138,44 @@ static int run_median(const struct opts *o, const char *test, unsigned int nr,
 		      unsigned int k, unsigned int flags, struct figures *out)
 {
 	static double a[PCP_MAX_CPUS][MAX_REPS], b[PCP_MAX_CPUS][MAX_REPS];
-	struct figures f;
-	int r, c, err;
+	unsigned int r;
+	int c, err;
 
-	err = run_once(test, nr, k, flags, &f);
+	err = run_once(test, nr, k, flags, out);
 	for (r = 0; r < o->reps && !err; r++) {
-		err = run_once(test, nr, k, flags, &f);
-		for (c = 0; c < f.nr && !err; c++) {
-			a[c][r] = f.a[c];
-			b[c][r] = f.b[c];
+		err = run_once(test, nr, k, flags, out);
+		for (c = 0; c < out->nr && !err; c++) {
+			a[c][r] = out->a[c];
+			b[c][r] = out->b[c];
 		}
 	}
 	if (err)
 		return err;
-	*out = f;
-	for (c = 0; c < f.nr; c++) {
+	for (c = 0; c < out->nr; c++) {
 		out->a[c] = median(a[c], o->reps);
 		out->b[c] = median(b[c], o->reps);
 	}
 	return 0;
 }
 
-static int set_mode(int row);
+static int set_mode(int row)
+{
+	int err;
+
+	/* the limit row does not use pcpcache: any mode will do */
+	err = pcp_write("mode", row < 3 ? modes[row] : "single");
+	if (err)
+		fprintf(stderr, "%s: bench: mode: %s\n", prog, strerror(-err));
+	return err ? FAILED : 0;
+}
 
 /*
  * The four rows of benchmarks 1-3 measured in turns: o->reps rounds, each
  * row in turn, so that drift in the machine (under emulation, how the host
  * schedules the vCPUs) falls on every row alike and the ratios between
  * rows stay fair. Each turn switches the mode, makes one untimed run to
- * fill the magazines again, then the timed one; per-CPU medians.
+ * fill the magazines again, then the timed one; per-CPU medians. A row
+ * refused in the first round is skipped from then on.
  */
 static int run_rows(const struct opts *o, const char *test, unsigned int nr,
 		    struct figures out[NR_ROWS])
@@ -128,15 +183,24 @@ static int run_rows(const struct opts *o, const char *test, unsigned int nr,
 	static double a[NR_ROWS][PCP_MAX_CPUS][MAX_REPS];
 	static double b[NR_ROWS][PCP_MAX_CPUS][MAX_REPS];
 	struct figures f;
-	int r, row, c;
+	unsigned int r;
+	int row, c, err;
 
+	for (row = 0; row < NR_ROWS; row++)
+		out[row].skipped[0] = '\0';
 	for (r = 0; r < o->reps; r++) {
 		for (row = 0; row < NR_ROWS; row++) {
 			unsigned int flags = row == 3 ? LIMIT : 0;
 
-			if (set_mode(row) || run_once(test, nr, 1, flags, &f) ||
-			    run_once(test, nr, 1, flags, &f))
-				return 1;
+			if (out[row].skipped[0])
+				continue;
+			err = set_mode(row);
+			if (!err)
+				err = run_once(test, nr, 1, flags, &f);
+			if (!err)
+				err = run_once(test, nr, 1, flags, &f);
+			if (err == FAILED)
+				return FAILED;
 			out[row] = f;
 			for (c = 0; c < f.nr; c++) {
 				a[row][c][r] = f.a[c];
@@ -153,35 +217,19 @@ static int run_rows(const struct opts *o, const char *test, unsigned int nr,
 	return 0;
 }
 
-static double mean(const double *v, int n)
-{
-	double s = 0;
-	int i;
-
-	for (i = 0; i < n; i++)
-		s += v[i];
-	return n ? s / n : 0;
-}
-
-static int set_mode(int row)
-{
-	/* the limit row does not use pcpcache: any mode will do */
-	return pcp_write("mode", row < 3 ? modes[row] : "single");
-}
-
 static FILE *csv_open(const struct opts *o, const char *name, const char *header)
 {
-	char path[512];
+	char *path;
 	FILE *f;
 
-	if (!o->csv)
+	if (!o->csv || asprintf(&path, "%s/%s.csv", o->csv, name) < 0)
 		return NULL;
-	snprintf(path, sizeof(path), "%s/%s.csv", o->csv, name);
 	f = fopen(path, "w");
 	if (!f)
 		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
 	else
 		fprintf(f, "%s\n", header);
+	free(path);
 	return f;
 }
 
@@ -191,12 +239,43 @@ static void csv_close(FILE *f)
 		fclose(f);
 }
 
-static void ratio(double v, double base)
+/* v / base as a ratio column; "-" when either is missing. */
+static void ratio(FILE *out, double v, double base)
 {
-	if (base > 0)
-		printf(" %8.2fx", v / base);
+	if (base > 0 && isfinite(v))
+		fprintf(out, " %8.2fx", v / base);
 	else
-		printf(" %9s", "-");
+		fprintf(out, " %9s", "-");
+}
+
+/* A benchmark's JSON object, up to its rows. */
+static void json_bench(const struct opts *o, int number, const char *name,
+		       const char *test, const char *unit)
+{
+	if (!o->js)
+		return;
+	json_begin(o->js, NULL, '{');
+	json_int(o->js, "number", number);
+	json_str(o->js, "name", name);
+	if (test)
+		json_str(o->js, "test", test);
+	json_str(o->js, "unit", unit);
+	json_begin(o->js, "rows", '[');
+}
+
+static void json_bench_end(const struct opts *o)
+{
+	if (!o->js)
+		return;
+	json_end(o->js, ']');
+	json_end(o->js, '}');
+}
+
+/* A row that did not run, in the table. */
+static void skipped_row(const struct opts *o, const char *name,
+			const char *why)
+{
+	fprintf(o->out, "%-12s (skipped: %s)\n", name, why);
 }
 
 /* Benchmarks 1 and 3: N allocations then N frees, one CPU or all. */
@@ -204,42 +283,70 @@ static int bench_alloc_free(const struct opts *o, bool all, double *pair_one)
 {
 	const char *test = all ? "concurrent" : "seq";
 	unsigned int nr = o->quick ? 500 : 1000;
-	double base_a = 0, base_b = 0, a, b;
+	double base_a = NAN, base_b = NAN, a, b;
 	struct figures rows[NR_ROWS], *f;
 	FILE *csv;
 	int row, c;
 
-	printf("\n%d. %s: %u allocations, then %u frees (cycles per operation, median of %d, rows in turns)\n",
-	       all ? 3 : 1, all ? "every CPU at once" : "one CPU", nr, nr, o->reps);
-	printf("%-12s %10s %10s %9s %9s%s\n", "", "alloc", "free", "alloc/pt",
-	       "free/pt", all ? "  per CPU alloc/free" : "");
+	fprintf(o->out, "\n%d. %s: %u allocations, then %u frees (cycles per operation, median of %u, rows in turns)\n",
+		all ? 3 : 1, all ? "every CPU at once" : "one CPU", nr, nr, o->reps);
+	fprintf(o->out, "%-12s %10s %10s %9s %9s%s\n", "", "alloc", "free",
+		"alloc/pt", "free/pt", all ? "  per CPU alloc/free" : "");
 	if (run_rows(o, test, nr, rows))
-		return 1;
+		return FAILED;
 	csv = csv_open(o, all ? "3-concurrent" : "1-alloc-then-free",
 		       "mode,cpu,alloc_cycles,free_cycles");
+	json_bench(o, all ? 3 : 1, all ? "every CPU: allocations, then frees" :
+		   "one CPU: allocations, then frees", test,
+		   "cycles per operation");
 	for (row = 0; row < NR_ROWS; row++) {
 		f = &rows[row];
+		pair_one[row] = NAN;
+		if (o->js) {
+			json_begin(o->js, NULL, '{');
+			json_str(o->js, "mode", row_name(row));
+		}
+		if (f->skipped[0]) {
+			skipped_row(o, row_name(row), f->skipped);
+			if (o->js) {
+				json_str(o->js, "skipped", f->skipped);
+				json_end(o->js, '}');
+			}
+			continue;
+		}
 		a = mean(f->a, f->nr);
 		b = mean(f->b, f->nr);
 		if (row == 0) {
 			base_a = a;
 			base_b = b;
 		}
-		printf("%-12s %10.0f %10.0f", row_name(row), a, b);
-		ratio(a, base_a);
-		ratio(b, base_b);
+		fprintf(o->out, "%-12s %10.0f %10.0f", row_name(row), a, b);
+		ratio(o->out, a, base_a);
+		ratio(o->out, b, base_b);
 		for (c = 0; all && c < f->nr; c++)
-			printf("  %d:%.0f/%.0f", f->cpu[c], f->a[c], f->b[c]);
-		printf("\n");
+			fprintf(o->out, "  %d:%.0f/%.0f", f->cpu[c], f->a[c], f->b[c]);
+		fprintf(o->out, "\n");
 		for (c = 0; c < f->nr; c++)
 			if (csv)
 				fprintf(csv, "%s,%d,%.1f,%.1f\n", row_name(row),
 					f->cpu[c], f->a[c], f->b[c]);
-		if (o->js)
-			fprintf(o->js, "%s{\"bench\": \"%s\", \"mode\": \"%s\", \"alloc\": %.1f, \"free\": %.1f}",
-				ftell(o->js) ? ",\n" : "", test, row_name(row), a, b);
+		if (o->js) {
+			json_num(o->js, "alloc", a);
+			json_num(o->js, "free", b);
+			json_begin(o->js, "per_cpu", '[');
+			for (c = 0; c < f->nr; c++) {
+				json_begin(o->js, NULL, '{');
+				json_int(o->js, "cpu", f->cpu[c]);
+				json_num(o->js, "alloc", f->a[c]);
+				json_num(o->js, "free", f->b[c]);
+				json_end(o->js, '}');
+			}
+			json_end(o->js, ']');
+			json_end(o->js, '}');
+		}
 		pair_one[row] = a + b;
 	}
+	json_bench_end(o);
 	csv_close(csv);
 	return 0;
 }
@@ -252,25 +359,40 @@ static int bench_pair(const struct opts *o, double *pair)
 	FILE *csv;
 	int row;
 
-	printf("\n2. one CPU: %u alloc/free pairs (cycles per pair, median of %d, rows in turns)\n",
-	       nr, o->reps);
-	printf("%-12s %10s %9s %9s\n", "", "pair", "vs pt", "vs limit");
+	fprintf(o->out, "\n2. one CPU: %u alloc/free pairs (cycles per pair, median of %u, rows in turns)\n",
+		nr, o->reps);
+	fprintf(o->out, "%-12s %10s %9s %9s\n", "", "pair", "vs pt", "vs limit");
 	if (run_rows(o, "pair", nr, rows))
-		return 1;
+		return FAILED;
 	csv = csv_open(o, "2-pair", "mode,pair_cycles");
+	json_bench(o, 2, "one CPU: alloc/free pairs", "pair", "cycles per pair");
 	for (row = 0; row < NR_ROWS; row++)
-		pair[row] = rows[row].a[0];
+		pair[row] = rows[row].skipped[0] ? NAN : rows[row].a[0];
 	for (row = 0; row < NR_ROWS; row++) {
-		printf("%-12s %10.0f", row_name(row), pair[row]);
-		ratio(pair[row], pair[0]);
-		ratio(pair[row], pair[3]);
-		printf("\n");
+		if (o->js) {
+			json_begin(o->js, NULL, '{');
+			json_str(o->js, "mode", row_name(row));
+		}
+		if (rows[row].skipped[0]) {
+			skipped_row(o, row_name(row), rows[row].skipped);
+			if (o->js) {
+				json_str(o->js, "skipped", rows[row].skipped);
+				json_end(o->js, '}');
+			}
+			continue;
+		}
+		fprintf(o->out, "%-12s %10.0f", row_name(row), pair[row]);
+		ratio(o->out, pair[row], pair[0]);
+		ratio(o->out, pair[row], pair[3]);
+		fprintf(o->out, "\n");
 		if (csv)
 			fprintf(csv, "%s,%.1f\n", row_name(row), pair[row]);
-		if (o->js)
-			fprintf(o->js, ",\n{\"bench\": \"pair\", \"mode\": \"%s\", \"pair\": %.1f}",
-				row_name(row), pair[row]);
+		if (o->js) {
+			json_num(o->js, "pair", pair[row]);
+			json_end(o->js, '}');
+		}
 	}
+	json_bench_end(o);
 	csv_close(csv);
 	return 0;
 }
@@ -281,181 +403,379 @@ static int bench_hotness(const struct opts *o)
 	static const unsigned int full[] = { 4, 16, 64, 256, 1024, 2048 };
 	static const unsigned int quick[] = { 4, 64, 1024 };
 	const unsigned int *ks = o->quick ? quick : full;
-	int nk = o->quick ? 3 : 6, row, i, cold;
+	int nk = o->quick ? 3 : 6, row, i, cold, err;
 	unsigned int nr = o->quick ? 2048 : 4096;
+	char note[192] = "";
 	struct figures f;
+	double v;
 	FILE *csv;
 
-	printf("\n4. every CPU: allocate K pages, write every byte, free them; %u pages per CPU\n"
-	       "   (cycles per page, mean over CPUs of the median of %d)\n", nr, o->reps);
-	printf("%-12s %5s", "", "");
+	fprintf(o->out, "\n4. every CPU: allocate K pages, write every byte, free them; %u pages per CPU\n"
+		"   (cycles per page, mean over CPUs of the median of %u)\n", nr, o->reps);
+	fprintf(o->out, "%-12s %5s", "", "");
 	for (i = 0; i < nk; i++)
-		printf(" %9u", ks[i]);
-	printf("\n");
+		fprintf(o->out, " %9u", ks[i]);
+	fprintf(o->out, "\n");
 	csv = csv_open(o, "4-hotness", "mode,temperature,k,cycles_per_page");
+	json_bench(o, 4, "every CPU: allocate K pages, write them, free them",
+		   "hotness", "cycles per page");
 	for (row = 0; row < NR_ROWS; row++) {
 		if (set_mode(row))
-			return 1;
+			goto failed;
 		for (cold = 0; cold < 2; cold++) {
-			printf("%-12s %5s", row_name(row), cold ? "cold" : "hot");
+			fprintf(o->out, "%-12s %5s", row_name(row), cold ? "cold" : "hot");
 			for (i = 0; i < nk; i++) {
-				if (run_median(o, "hotness", nr, ks[i],
-					       (row == 3 ? LIMIT : 0) | (cold ? COLD : 0),
-					       &f))
-					return 1;
-				printf(" %9.0f", mean(f.a, f.nr));
-				if (csv)
+				err = run_median(o, "hotness", nr, ks[i],
+						 (row == 3 ? LIMIT : 0) | (cold ? COLD : 0),
+						 &f);
+				if (err == FAILED)
+					goto failed;
+				v = err ? NAN : mean(f.a, f.nr);
+				if (err) {
+					snprintf(note, sizeof(note), "%s", f.skipped);
+					fprintf(o->out, " %9s", "-");
+				} else {
+					fprintf(o->out, " %9.0f", v);
+				}
+				if (csv && !err)
 					fprintf(csv, "%s,%s,%u,%.1f\n", row_name(row),
-						cold ? "cold" : "hot", ks[i],
-						mean(f.a, f.nr));
+						cold ? "cold" : "hot", ks[i], v);
+				if (!o->js)
+					continue;
+				json_begin(o->js, NULL, '{');
+				json_str(o->js, "mode", row_name(row));
+				json_str(o->js, "temperature", cold ? "cold" : "hot");
+				json_int(o->js, "k", ks[i]);
+				if (err)
+					json_str(o->js, "skipped", f.skipped);
+				else
+					json_num(o->js, "cycles_per_page", v);
+				json_end(o->js, '}');
 			}
-			printf("\n");
-			fflush(stdout);
+			fprintf(o->out, "\n");
+			fflush(o->out);
 		}
 	}
+	if (note[0])
+		fprintf(o->out, "   - skipped: %s\n", note);
+	json_bench_end(o);
 	csv_close(csv);
 	return 0;
+
+failed:
+	csv_close(csv);
+	return FAILED;
 }
 
-/* Benchmark 5: batch and high under all-CPU load, single mode. */
-static int bench_sweep(const struct opts *o)
+/* One row of the sweep: batch @b, high @h; SKIPPED if it cannot be set. */
+static int sweep_row(const struct opts *o, unsigned int b, unsigned int h,
+		     FILE *csv)
 {
-	static const unsigned int batches[] = { 1, 8, 31, 63, 310 };
-	unsigned int highs[3], nr = o->quick ? 500 : 1000, b, h;
-	long long ops0, trips0;
+	long long ops, trips;
 	struct pcp_stats st;
 	struct figures f;
 	char cfg[128];
+	double cycles;
+	int err;
+
+	if (o->js) {
+		json_begin(o->js, NULL, '{');
+		json_int(o->js, "batch", b);
+		json_int(o->js, "high", h);
+	}
+	snprintf(cfg, sizeof(cfg), "mode=single batch=%u high=%u", b, h);
+	err = pcp_write("config", cfg);
+	if (err == -EINVAL) {
+		snprintf(f.skipped, sizeof(f.skipped),
+			 "high %u + cold_high over this machine's bound, %lu",
+			 h, pcp_max_high_sum());
+		err = SKIPPED;
+	} else if (err) {
+		fprintf(stderr, "%s: bench: %s: %s\n", prog, cfg, strerror(-err));
+		return FAILED;
+	} else {
+		pcp_write("drain", "1");
+		if (pcp_read_stats(&st))
+			return FAILED;
+		ops = pcp_stat(&st, "alloc") + pcp_stat(&st, "free");
+		trips = pcp_stat(&st, "refill") + pcp_stat(&st, "drain");
+		err = run_median(o, "concurrent", o->quick ? 500 : 1000, 1, 0, &f);
+		if (err == FAILED || (!err && pcp_read_stats(&st)))
+			return FAILED;
+	}
+	if (err) {
+		fprintf(o->out, "%6u %6u %10s %10s  (skipped: %s)\n", b, h, "-",
+			"-", f.skipped);
+		if (o->js) {
+			json_str(o->js, "skipped", f.skipped);
+			json_end(o->js, '}');
+		}
+		return 0;
+	}
+	ops = pcp_stat(&st, "alloc") + pcp_stat(&st, "free") - ops;
+	trips = pcp_stat(&st, "refill") + pcp_stat(&st, "drain") - trips;
+	cycles = (mean(f.a, f.nr) + mean(f.b, f.nr)) / 2;
+	fprintf(o->out, "%6u %6u %10.0f %10.1f\n", b, h, cycles,
+		ops ? 1000.0 * trips / ops : 0);
+	if (csv)
+		fprintf(csv, "%u,%u,%.1f,%.2f\n", b, h, cycles,
+			ops ? 1000.0 * trips / ops : 0);
+	if (o->js) {
+		json_num(o->js, "cycles_per_op", cycles);
+		json_num(o->js, "trips_per_1000", ops ? 1000.0 * trips / ops : 0);
+		json_end(o->js, '}');
+	}
+	return 0;
+}
+
+/*
+ * Benchmark 5: batch and high under all-CPU load, single mode. Each way of
+ * choosing high is swept over the batches in turn, so that the rows of
+ * one line of the plot follow each other in the CSV.
+ */
+static int bench_sweep(const struct opts *o)
+{
+	static const unsigned int batches[] = { 1, 8, 31, 63, 310 };
+	static const unsigned int fixed[] = { 0, 1860, 32768 };	/* 0: 6 x batch */
+	unsigned int b, h, high;
 	FILE *csv;
 
-	printf("\n5. every CPU at once, single mode: %u allocations then frees per CPU\n"
-	       "   (cycles per operation; buddy round trips, refills + drains, per 1000 operations)\n",
-	       nr);
-	printf("%6s %6s %10s %10s\n", "batch", "high", "cycles/op", "trips/1000");
+	fprintf(o->out, "\n5. every CPU at once, single mode: %u allocations then frees per CPU\n"
+		"   (cycles per operation; buddy round trips, refills + drains, per 1000 operations)\n",
+		o->quick ? 500 : 1000);
+	fprintf(o->out, "%6s %6s %10s %10s\n", "batch", "high", "cycles/op", "trips/1000");
 	csv = csv_open(o, "5-sweep", "batch,high,cycles_per_op,trips_per_1000");
-	for (b = 0; b < ARRAY_SIZE(batches); b++) {
-		highs[0] = 6 * batches[b];
-		highs[1] = 1860;
-		highs[2] = 32768;
-		for (h = 0; h < 3; h++) {
-			if (highs[h] < batches[b] || (h == 1 && highs[0] == 1860))
+	json_bench(o, 5, "every CPU, single mode: batch and high", "concurrent",
+		   "cycles per operation");
+	for (h = 0; h < ARRAY_SIZE(fixed); h++) {
+		for (b = 0; b < ARRAY_SIZE(batches); b++) {
+			high = fixed[h] ? fixed[h] : 6 * batches[b];
+			/* below batch, or the same row as 6 x batch */
+			if (high < batches[b] || (h && high == 6 * batches[b]))
 				continue;
-			snprintf(cfg, sizeof(cfg), "mode=single batch=%u high=%u",
-				 batches[b], highs[h]);
-			if (pcp_write("config", cfg)) {
-				printf("%6u %6u %10s %10s  (over this machine's RAM bound)\n",
-				       batches[b], highs[h], "-", "-");
-				continue;
+			if (sweep_row(o, batches[b], high, csv)) {
+				csv_close(csv);
+				return FAILED;
 			}
-			pcp_write("drain", "1");
-			if (pcp_read_stats(&st))
-				return 1;
-			ops0 = pcp_stat(&st, "alloc") + pcp_stat(&st, "free");
-			trips0 = pcp_stat(&st, "refill") + pcp_stat(&st, "drain");
-			if (run_median(o, "concurrent", nr, 1, 0, &f) || pcp_read_stats(&st))
-				return 1;
-			ops0 = pcp_stat(&st, "alloc") + pcp_stat(&st, "free") - ops0;
-			trips0 = pcp_stat(&st, "refill") + pcp_stat(&st, "drain") - trips0;
-			printf("%6u %6u %10.0f %10.1f\n", batches[b], highs[h],
-			       (mean(f.a, f.nr) + mean(f.b, f.nr)) / 2,
-			       ops0 ? 1000.0 * trips0 / ops0 : 0);
-			if (csv)
-				fprintf(csv, "%u,%u,%.1f,%.2f\n", batches[b], highs[h],
-					(mean(f.a, f.nr) + mean(f.b, f.nr)) / 2,
-					ops0 ? 1000.0 * trips0 / ops0 : 0);
 		}
 	}
+	json_bench_end(o);
 	csv_close(csv);
-	return pcp_write("config", "mode=single batch=63 high=378 cold_batch=31 cold_high=126") ? 1 : 0;
+	return pcp_write("config", "mode=single " BENCH_KNOBS) ? FAILED : 0;
+}
+
+/* One figure of benchmark 6, or why it is missing. */
+static int counter_row(const struct opts *o, const char *test, unsigned int nr,
+		       struct figures *f)
+{
+	int err = run_median(o, test, nr, 1, 0, f);
+
+	if (err == SKIPPED)
+		fprintf(o->out, "   %s: skipped: %s\n", test, f->skipped);
+	if (err == SKIPPED && o->js) {
+		json_begin(o->js, NULL, '{');
+		json_str(o->js, "what", test);
+		json_str(o->js, "skipped", f->skipped);
+		json_end(o->js, '}');
+	}
+	return err;
+}
+
+/* A figure of benchmark 6 in cycles: its line, and its JSON row. */
+static int cycles_row(const struct opts *o, const char *test, unsigned int nr,
+		      const char *what)
+{
+	struct figures f;
+	int err = counter_row(o, test, nr, &f);
+
+	if (err)
+		return err;
+	fprintf(o->out, "   %-45s %8.1f cycles\n", what, f.a[0]);
+	if (o->js) {
+		json_begin(o->js, NULL, '{');
+		json_str(o->js, "what", test);
+		json_num(o->js, "cycles", f.a[0]);
+		json_end(o->js, '}');
+	}
+	return 0;
 }
 
 /* Benchmark 6: what counting costs, and a mode switch under load. */
 static int bench_counters(const struct opts *o, double *switch_ms)
 {
+	unsigned int switches = o->quick ? 10 : 40;
 	struct figures f;
+	int err;
 
-	printf("\n6. counters and switches\n");
-	if (run_median(o, "counter", 50000, 1, 0, &f))
-		return 1;
-	printf("   one counter update (this_cpu_add):            %8.1f cycles\n", f.a[0]);
-	if (o->js)
-		fprintf(o->js, ",\n{\"bench\": \"counter\", \"cycles\": %.1f}", f.a[0]);
-	if (run_median(o, "stats", 200, 1, 0, &f))
-		return 1;
-	printf("   summing every counter, all other CPUs busy:  %8.0f cycles\n", f.a[0]);
-	if (o->js)
-		fprintf(o->js, ",\n{\"bench\": \"stats\", \"cycles\": %.1f}", f.a[0]);
-	if (run_median(o, "switch", o->quick ? 10 : 40, 1, 0, &f))
-		return 1;
-	*switch_ms = f.b[0] * (o->quick ? 10 : 40) / 1e6;
-	printf("   mode switch, all other CPUs busy:             %8.2f ms mean, %.2f ms worst\n",
-	       f.a[0] / 1e6, *switch_ms);
-	if (o->js)
-		fprintf(o->js, ",\n{\"bench\": \"switch\", \"mean_ms\": %.3f, \"worst_ms\": %.3f}",
-			f.a[0] / 1e6, *switch_ms);
-	return pcp_write("mode", "single") ? 1 : 0;
-}
-
-static void verdict(const char *what, double v, double target, bool below)
-{
-	bool met = below ? v <= target : v >= target;
-
-	printf("   %-52s %7.2f  (target %s %.2f: %s)\n", what, v,
-	       below ? "<=" : ">=", target, met ? "met" : "MISSED");
-}
-
-/* Gorman-style plots of benchmarks 4 and 5, through a gnuplot script. */
-static int plot(const char *csvdir, const char *dir)
-{
-	char script[] = "/tmp/pcpctl-plot-XXXXXX", cmd[600];
-	FILE *f;
-	int fd, err;
-
-	fd = mkstemp(script);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		fprintf(stderr, "%s: cannot write a gnuplot script\n", prog);
-		return 1;
+	fprintf(o->out, "\n6. counters and switches\n");
+	json_bench(o, 6, "counters and switches", NULL, "see each row");
+	err = cycles_row(o, "counter", 50000, "one counter update (this_cpu_add):");
+	if (err != FAILED)
+		err = cycles_row(o, "stats", 200,
+				 "summing every counter, all other CPUs busy:");
+	if (err != FAILED)
+		err = counter_row(o, "switch", switches, &f);
+	if (!err) {
+		*switch_ms = f.b[0] * switches / 1e6;
+		fprintf(o->out, "   %-45s %8.2f ms mean, %.2f ms worst\n",
+			"mode switch, all other CPUs busy:", f.a[0] / 1e6,
+			*switch_ms);
+		if (o->js) {
+			json_begin(o->js, NULL, '{');
+			json_str(o->js, "what", "switch");
+			json_num(o->js, "mean_ms", f.a[0] / 1e6);
+			json_num(o->js, "worst_ms", *switch_ms);
+			json_end(o->js, '}');
+		}
 	}
+	if (err == FAILED)
+		return FAILED;
+	json_bench_end(o);
+	return set_mode(1);
+}
+
+static void verdict(const struct opts *o, const char *what, double v,
+		    double target)
+{
+	bool met = v <= target;
+
+	if (isfinite(v))
+		fprintf(o->out, "   %-52s %7.2f  (target <= %.2f: %s)\n", what, v,
+			target, met ? "met" : "MISSED");
+	else
+		fprintf(o->out, "   %-52s %7s  (target <= %.2f: not measured)\n",
+			what, "-", target);
+	if (!o->js)
+		return;
+	json_begin(o->js, NULL, '{');
+	json_str(o->js, "what", what);
+	json_num(o->js, "value", v);
+	json_num(o->js, "target_at_most", target);
+	if (isfinite(v))
+		json_bool(o->js, "met", met);
+	json_end(o->js, '}');
+}
+
+/*
+ * @s as a gnuplot string: single-quoted, where nothing is special but the
+ * quote, which is doubled. gnuplot strings cannot hold a line break:
+ * plot() refuses paths with one.
+ */
+static void gp_string(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', f);
+		fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+/* The gnuplot script of plot(): every path a string, no shell command. */
+static void plot_script(FILE *f, const char *hotness, const char *sweep,
+			const char *png4, const char *png5)
+{
+	fputs("set terminal png size 1000,650\n"
+	      "set datafile separator ','\n"
+	      "set grid\n"
+	      "set key outside right\n"
+	      "set output ", f);
+	gp_string(f, png4);
+	fputs("\nset title 'Allocate K pages, write every byte, free them (every CPU)'\n"
+	      "set xlabel 'K, pages per round'\n"
+	      "set ylabel 'cycles per page'\n"
+	      "set logscale x 2\n"
+	      "plot for [m in 'passthrough single split limit'] for [t in 'hot cold'] ", f);
+	gp_string(f, hotness);
+	fputs(" \\\n  using 3:((strcol(1) eq m && strcol(2) eq t) ? $4 : NaN) \\\n"
+	      "  with linespoints title m.' '.t\n"
+	      "unset logscale x\n"
+	      "set output ", f);
+	gp_string(f, png5);
+	fputs("\nset title 'Single mode, every CPU at once: batch and high'\n"
+	      "set xlabel 'batch'\n"
+	      "set ylabel 'cycles per operation'\n"
+	      "set logscale x\n"
+	      "plot ", f);
+	gp_string(f, sweep);
+	fputs(" using 1:(($2 == 6 * $1) ? $3 : NaN) \\\n"
+	      "       with linespoints title 'high = 6 x batch', \\\n"
+	      "     for [h in '1860 32768'] ", f);
+	gp_string(f, sweep);
+	fputs(" \\\n       using 1:((strcol(2) eq h) ? $3 : NaN) \\\n"
+	      "       with linespoints title 'high = '.h\n", f);
+}
+
+/* gnuplot on @script, without a shell; its exit status, or -1. */
+static int run_gnuplot(const char *script)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		execlp("gnuplot", "gnuplot", script, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * Gorman-style plots of benchmarks 4 and 5 from the CSV files in @csvdir,
+ * as PNGs into @dir. gnuplot picks each line's rows from the CSV itself:
+ * no shell ever sees a path, whatever characters it holds.
+ */
+static int plot(const char *csvdir, const char *dir, FILE *out)
+{
+	char script[] = "/tmp/pcpctl-plot-XXXXXX";
+	char *hotness = NULL, *sweep = NULL, *png4 = NULL, *png5 = NULL;
+	int fd, err = 1;
+	FILE *f;
+
+	if (strpbrk(csvdir, "\n\r") || strpbrk(dir, "\n\r")) {
+		fprintf(stderr, "%s: --plot: gnuplot cannot name a path with a line break\n",
+			prog);
+		return 2;
+	}
+	if (asprintf(&hotness, "%s/4-hotness.csv", csvdir) < 0 ||
+	    asprintf(&sweep, "%s/5-sweep.csv", csvdir) < 0 ||
+	    asprintf(&png4, "%s/4-hotness.png", dir) < 0 ||
+	    asprintf(&png5, "%s/5-sweep.png", dir) < 0)
+		goto out;
 	if (mkdir(dir, 0755) && errno != EEXIST) {
 		fprintf(stderr, "%s: %s: %s\n", prog, dir, strerror(errno));
-		fclose(f);
-		unlink(script);
-		return 1;
+		goto out;
 	}
-	fprintf(f,
-		"set terminal png size 1000,650\n"
-		"set datafile separator ','\n"
-		"set grid\n"
-		"set key outside right\n"
-		"set output '%s/4-hotness.png'\n"
-		"set title 'Allocate K pages, write every byte, free them (every CPU)'\n"
-		"set xlabel 'K, pages per round'\n"
-		"set ylabel 'cycles per page'\n"
-		"set logscale x 2\n"
-		"plot for [m in 'passthrough single split limit'] for [t in 'hot cold'] \\\n"
-		"  sprintf(\"< grep '^%%s,%%s,' %s/4-hotness.csv\", m, t) \\\n"
-		"  using 3:4 with linespoints title m.' '.t\n"
-		"unset logscale x\n"
-		"set output '%s/5-sweep.png'\n"
-		"set title 'Single mode, every CPU at once: batch and high'\n"
-		"set xlabel 'batch'\n"
-		"set ylabel 'cycles per operation'\n"
-		"set logscale x\n"
-		"plot sprintf(\"< awk -F, 'NR > 1 && $2 == 6 * $1' %s/5-sweep.csv\") \\\n"
-		"       using 1:3 with linespoints title 'high = 6 x batch', \\\n"
-		"     for [h in '1860 32768'] sprintf(\"< awk -F, 'NR > 1 && $2 == %%s' %s/5-sweep.csv\", h) \\\n"
-		"       using 1:3 with linespoints title 'high = '.h\n",
-		dir, csvdir, dir, csvdir, csvdir);
+	fd = mkstemp(script);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		fprintf(stderr, "%s: cannot write a gnuplot script\n", prog);
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	plot_script(f, hotness, sweep, png4, png5);
 	fclose(f);
-	snprintf(cmd, sizeof(cmd), "gnuplot %s", script);
-	err = system(cmd);
+	err = run_gnuplot(script);
 	unlink(script);
-	if (err) {
-		fprintf(stderr, "%s: gnuplot failed (is it installed? 'make deps')\n", prog);
-		return 1;
-	}
-	printf("plots in %s\n", dir);
-	return 0;
+	if (err)
+		fprintf(stderr, "%s: gnuplot failed%s\n", prog,
+			err == 127 ? ": it is not installed ('make deps')" : "");
+	else
+		fprintf(out, "plots in %s\n", dir);
+	err = err ? 1 : 0;
+out:
+	free(hotness);
+	free(sweep);
+	free(png4);
+	free(png5);
+	return err;
 }
 
 static void bench_usage(FILE *f)
@@ -469,16 +789,98 @@ static void bench_usage(FILE *f)
 		"CPUs, timed with get_cycles()) in each mode and in the 'limit' row, a\n"
 		"bare per-CPU list with interrupts off and no counters, and prints one\n"
 		"table per benchmark with ratios to passthrough, then the performance\n"
-		"targets. Changes the mode and knobs while it runs; leaves single mode\n"
-		"with the defaults.\n"
+		"targets. A row too big for this machine is skipped, saying why. Runs\n"
+		"with the default knobs, and puts back the configuration it found.\n"
 		"\n"
 		"  --quick     smaller sizes, for a first look (make demo)\n"
-		"  --reps N    repetitions per figure, the median is shown (default 5)\n"
+		"  --reps N    repetitions per figure, 1 to 15, the median is shown\n"
+		"              (default 5, 3 with --quick)\n"
 		"  --csv DIR   write the raw figures as CSV files into DIR\n"
-		"  --json      print the figures as JSON after the tables\n"
+		"  --json      the figures as one JSON object on stdout, the tables\n"
+		"              on stderr\n"
 		"  --only LIST run only these benchmarks, e.g. 1,2 (no target verdicts)\n"
 		"  --plot DIR  draw PNG plots with gnuplot from the CSV files (those of\n"
 		"              --csv, or of --from CSVDIR without running anything)\n");
+}
+
+/* Whether the kernel runs with init_on_alloc=0, which a figure depends on. */
+static const char *init_on_alloc(void)
+{
+	char cmdline[4096];
+
+	if (pcp_read_file("/proc/cmdline", cmdline, sizeof(cmdline)) > 0 &&
+	    strstr(cmdline, "init_on_alloc=0"))
+		return "init_on_alloc=0";
+	return "init_on_alloc=1 (unless the kernel's default is off)";
+}
+
+/* The machine, first in the tables and in the JSON. */
+static void header(const struct opts *o)
+{
+	struct utsname u;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long mib = sysconf(_SC_PHYS_PAGES) * (sysconf(_SC_PAGESIZE) / 1024) / 1024;
+
+	uname(&u);
+	fprintf(o->out, "pcpcache benchmarks: kernel %s, %ld CPUs online, %ld MiB, %s\n",
+		u.release, cpus, mib, init_on_alloc());
+	fprintf(o->out, "pt = passthrough; limit = a bare per-CPU list, interrupts off, no counters\n");
+	fflush(o->out);
+	if (!o->js)
+		return;
+	json_str(o->js, "kernel", u.release);
+	json_int(o->js, "cpus", cpus);
+	json_int(o->js, "mem_mib", mib);
+	json_bool(o->js, "init_on_alloc", !strstr(init_on_alloc(), "=0"));
+	json_int(o->js, "reps", o->reps);
+	json_bool(o->js, "quick", o->quick);
+}
+
+/* Every benchmark asked for; FAILED at the first that cannot go on. */
+static int run_all(const struct opts *o)
+{
+	double one[NR_ROWS], all[NR_ROWS], pair[NR_ROWS], switch_ms = NAN;
+	int n;
+
+	for (n = 0; n < NR_ROWS; n++)
+		one[n] = all[n] = pair[n] = NAN;
+	if (o->js)
+		json_begin(o->js, "benchmarks", '[');
+	if ((o->only & 1 << 1 && bench_alloc_free(o, false, one)) ||
+	    (o->only & 1 << 2 && bench_pair(o, pair)) ||
+	    (o->only & 1 << 3 && bench_alloc_free(o, true, all)) ||
+	    (o->only & 1 << 4 && bench_hotness(o)) ||
+	    (o->only & 1 << 5 && bench_sweep(o)) ||
+	    (o->only & 1 << 6 && bench_counters(o, &switch_ms)))
+		return FAILED;
+	if (o->js)
+		json_end(o->js, ']');
+	if (o->only != (1ULL << (NR_BENCHMARKS + 1)) - 2)
+		return 0;
+
+	fprintf(o->out, "\nPerformance targets\n");
+	if (o->js)
+		json_begin(o->js, "targets", '[');
+	verdict(o, "hit pair / passthrough pair (single)", pair[1] / pair[0], 0.2);
+	verdict(o, "hit pair / limit pair (single)", pair[1] / pair[3], 1.5);
+	verdict(o, "all-CPU / one-CPU alloc+free (single)", all[1] / one[1], 1.1);
+	verdict(o, "all-CPU / one-CPU alloc+free (split)", all[2] / one[2], 1.1);
+	verdict(o, "mode switch under all-CPU load, worst (ms)", switch_ms, 10);
+	if (o->js)
+		json_end(o->js, ']');
+	return 0;
+}
+
+/* The configuration found, to put back; 0 or FAILED. */
+static int save_config(char *buf, size_t size)
+{
+	char path[256];
+
+	pcp_path(path, sizeof(path), "config");
+	if (pcp_read_file(path, buf, size) > 0)
+		return 0;
+	fprintf(stderr, "%s: bench: cannot read %s\n", prog, path);
+	return FAILED;
 }
 
 int cmd_bench(int argc, char **argv)
@@ -494,33 +896,28 @@ int cmd_bench(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	struct opts o = { .reps = 5 };
-	double one[NR_ROWS], all[NR_ROWS], pair[NR_ROWS], switch_ms = 0;
-	const char *from = NULL, *bad;
-	char *json = NULL;
+	struct opts o = { .out = stdout };
+	const char *from = NULL;
+	char *json = NULL, found[256];
 	size_t json_len = 0;
-	struct utsname u;
-	int opt, err, n;
-	char *p;
+	struct json js;
+	bool want_json = false;
+	int opt, err;
 
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'q':
 			o.quick = true;
-			o.reps = 3;
 			break;
 		case 'r':
-			o.reps = atoi(optarg);
-			if (o.reps < 1 || o.reps > MAX_REPS) {
-				fprintf(stderr, "%s: --reps takes 1 to %d\n", prog, MAX_REPS);
+			if (parse_uint_arg("--reps", optarg, 1, MAX_REPS, &o.reps))
 				return 2;
-			}
 			break;
 		case 'c':
 			o.csv = optarg;
 			break;
 		case 'j':
-			o.json = true;
+			want_json = true;
 			break;
 		case 'p':
 			o.plot = optarg;
@@ -529,14 +926,9 @@ int cmd_bench(int argc, char **argv)
 			from = optarg;
 			break;
 		case 'o':
-			for (p = strtok(optarg, ","); p; p = strtok(NULL, ",")) {
-				n = atoi(p);
-				if (n < 1 || n > 6) {
-					fprintf(stderr, "%s: --only takes benchmarks 1 to 6\n", prog);
-					return 2;
-				}
-				o.only |= 1U << n;
-			}
+			if (parse_list_arg("--only", optarg, 1, NR_BENCHMARKS, false,
+					   &o.only, 1))
+				return 2;
 			break;
 		case 'h':
 			bench_usage(stdout);
@@ -546,60 +938,55 @@ int cmd_bench(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (no_operands("bench", argc, argv, optind))
+		return 2;
+	/* after the loop, so that the order of the options does not matter */
+	if (!o.reps)
+		o.reps = o.quick ? 3 : 5;
+	if (!o.only)
+		o.only = (1ULL << (NR_BENCHMARKS + 1)) - 2;
 	if (from)
-		return o.plot ? plot(from, o.plot) : (bench_usage(stderr), 2);
+		return o.plot ? plot(from, o.plot, stdout) : (bench_usage(stderr), 2);
 	if (o.plot && !o.csv) {
 		fprintf(stderr, "%s: --plot needs --csv DIR (or --from CSVDIR)\n", prog);
 		return 2;
 	}
-	bad = unusable();
-	if (bad) {
-		fprintf(stderr, "%s: %s\n", prog, bad);
+	if (need_writable() || need_debugfs_file("bench", "bench"))
 		return 1;
-	}
 	if (o.csv && mkdir(o.csv, 0755) && errno != EEXIST) {
 		fprintf(stderr, "%s: %s: %s\n", prog, o.csv, strerror(errno));
 		return 1;
 	}
-	if (o.json)
-		o.js = open_memstream(&json, &json_len);
-
-	uname(&u);
-	printf("pcpcache benchmarks: kernel %s, %ld CPUs online, %ld MiB, %s\n",
-	       u.release, sysconf(_SC_NPROCESSORS_ONLN),
-	       sysconf(_SC_PHYS_PAGES) * (sysconf(_SC_PAGESIZE) / 1024) / 1024,
-	       pcp_run("grep -q 'init_on_alloc=0' /proc/cmdline") == 0 ?
-	       "init_on_alloc=0" : "init_on_alloc=1 (unless the kernel's default is off)");
-	printf("pt = passthrough; limit = a bare per-CPU list, interrupts off, no counters\n");
-	fflush(stdout);
-
-	if (!o.only)
-		o.only = ~0U;
-	err = (o.only & 1 << 1 && bench_alloc_free(&o, false, one)) ||
-	      (o.only & 1 << 2 && bench_pair(&o, pair)) ||
-	      (o.only & 1 << 3 && bench_alloc_free(&o, true, all)) ||
-	      (o.only & 1 << 4 && bench_hotness(&o)) ||
-	      (o.only & 1 << 5 && bench_sweep(&o)) ||
-	      (o.only & 1 << 6 && bench_counters(&o, &switch_ms));
-	pcp_write("config", "mode=single batch=63 high=378 cold_batch=31 cold_high=126");
-	if (err)
+	if (save_config(found, sizeof(found)))
 		return 1;
-	if (o.only != ~0U)
-		return 0;
-
-	printf("\nPerformance targets\n");
-	verdict("hit pair / passthrough pair (single)", pair[1] / pair[0], 0.2, true);
-	verdict("hit pair / limit pair (single)", pair[1] / pair[3], 1.5, true);
-	verdict("all-CPU / one-CPU alloc+free (single)", all[1] / one[1], 1.1, true);
-	verdict("all-CPU / one-CPU alloc+free (split)", all[2] / one[2], 1.1, true);
-	verdict("mode switch under all-CPU load, worst (ms)", switch_ms, 10, true);
-
+	if (want_json) {
+		/* stdout holds the JSON alone, written once the run is whole */
+		o.out = stderr;
+		json_open(&js, open_memstream(&json, &json_len));
+		if (!js.f)
+			return 1;
+		o.js = &js;
+		json_begin(o.js, NULL, '{');
+	}
+	header(&o);
+	err = pcp_write("config", BENCH_KNOBS);
+	if (err)
+		fprintf(stderr, "%s: bench: %s: %s\n", prog, BENCH_KNOBS, strerror(-err));
+	else
+		err = run_all(&o);
+	if (pcp_write("config", found))
+		fprintf(stderr, "%s: bench: cannot put the configuration back: %s",
+			prog, found);
 	if (o.js) {
-		fclose(o.js);
-		printf("\n[\n%s\n]\n", json);
+		json_end(o.js, '}');
+		fclose(js.f);
+		if (!err)
+			fputs(json, stdout);
 		free(json);
 	}
+	if (err)
+		return 1;
 	if (o.csv)
-		printf("CSV files in %s\n", o.csv);
-	return o.plot ? plot(o.csv, o.plot) : 0;
+		fprintf(o.out, "CSV files in %s\n", o.csv);
+	return o.plot ? plot(o.csv, o.plot, o.out) : 0;
 }

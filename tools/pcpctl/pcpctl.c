@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,11 @@
 
 const char *prog = "pcpctl";
 
+/* A day: longer is more likely a typo than a plan. */
+#define STRESS_MAX_SECONDS	86400
+#define WATCH_MIN_INTERVAL	0.1
+#define WATCH_MAX_INTERVAL	3600.0
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -26,7 +32,7 @@ static void usage(FILE *f)
 		"\n"
 		"commands:\n"
 		"  stats [--json]          the counters, with the hit rate\n"
-		"  pagesets                per-CPU counts, high and batch\n"
+		"  pagesets [--json]       per-CPU counts, high and batch\n"
 		"  mode [NAME]             show or switch the mode\n"
 		"  set KNOB=VALUE...       set knobs (and mode) all at once, or none\n"
 		"  drain                   give every cached page back\n"
@@ -48,51 +54,37 @@ static void stress_usage(FILE *f)
 		"process may run on) allocates, holds and frees pages through\n"
 		"pcpcache while a controller switches modes, changes knobs,\n"
 		"writes values that must be refused and drains (not with --calm).\n"
-		"Prints pages and requests per second per CPU and in total, then\n"
-		"drains and checks that the books balance; exits 1 if they do not\n"
-		"or anything unexpected happened.\n"
+		"Another writer's changes meanwhile are told from the controller's\n"
+		"own by the configuration's generation, and counted. Prints pages\n"
+		"and requests per second per CPU and in total, puts back the\n"
+		"configuration and fault_refill found, drains and checks that the\n"
+		"books balance; exits 1 if they do not or anything unexpected\n"
+		"happened.\n"
 		"\n"
-		"  --seconds N  how long to run (default 10)\n"
+		"  --seconds N  how long to run, 1 to 86400 (default 10)\n"
 		"  --cpus LIST  CPUs to run on, like 0-3,6\n"
-		"  --seed S     seed of every random choice, to replay a run\n"
+		"  --seed S     seed of every random choice, 0 to 4294967295,\n"
+		"               to replay a run\n"
 		"  --calm       no controller: the configuration stays as it is\n"
 		"  --hotplug    the controller also takes CPUs offline and back\n"
 		"  --fault P    cut P%% of refills short (fault_refill) meanwhile\n",
 		prog);
 }
 
-/* Why pcpcache cannot be used, or NULL when it can. */
-const char *unusable(void)
-{
-	if (geteuid() != 0)
-		return "pcpcache's files are for root only";
-	if (!pcp_debugfs_mounted())
-		return "debugfs is not mounted on /sys/kernel/debug (mount -t debugfs none /sys/kernel/debug)";
-	if (!pcp_exists(PCP_DIR))
-		return "the pcpcache module is not loaded (modprobe pcpcache)";
-	return NULL;
-}
-
+/* "0-3,6" into @set; -1 after saying why not. */
 static int parse_cpus(const char *list, cpu_set_t *set)
 {
-	char *copy = strdup(list), *tok, *save = NULL, *end;
-	long lo, hi;
-	int err = 0;
+	unsigned long long bits[PCP_MAX_CPUS / 64];
+	int cpu;
 
+	if (parse_list_arg("--cpus", list, 0, PCP_MAX_CPUS - 1, true, bits,
+			   ARRAY_SIZE(bits)))
+		return -1;
 	CPU_ZERO(set);
-	for (tok = strtok_r(copy, ",", &save); tok && !err;
-	     tok = strtok_r(NULL, ",", &save)) {
-		lo = strtol(tok, &end, 10);
-		hi = lo;
-		if (*end == '-')
-			hi = strtol(end + 1, &end, 10);
-		if (end == tok || *end || lo < 0 || hi < lo || hi >= PCP_MAX_CPUS)
-			err = -EINVAL;
-		for (; !err && lo <= hi; lo++)
-			CPU_SET(lo, set);
-	}
-	free(copy);
-	return err || !CPU_COUNT(set) ? -EINVAL : 0;
+	for (cpu = 0; cpu < PCP_MAX_CPUS; cpu++)
+		if (bits[cpu / 64] & 1ULL << (cpu % 64))
+			CPU_SET(cpu, set);
+	return 0;
 }
 
 static int cmd_stress(int argc, char **argv)
@@ -117,7 +109,6 @@ static int cmd_stress(int argc, char **argv)
 	unsigned long long pages = 0, ioctls = 0;
 	struct pcp_stats st;
 	char why[256];
-	const char *bad;
 	int opt, i, ok;
 
 	if (sched_getaffinity(0, sizeof(opts.cpus), &opts.cpus))
@@ -125,17 +116,18 @@ static int cmd_stress(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
-			opts.seconds = strtoul(optarg, NULL, 10);
+			if (parse_uint_arg("--seconds", optarg, 1, STRESS_MAX_SECONDS,
+					   &opts.seconds))
+				return 2;
 			break;
 		case 'c':
-			if (parse_cpus(optarg, &opts.cpus)) {
-				fprintf(stderr, "%s: bad CPU list '%s'\n", prog,
-					optarg);
+			if (parse_cpus(optarg, &opts.cpus))
 				return 2;
-			}
 			break;
 		case 's':
-			opts.seed = strtoul(optarg, NULL, 10);
+			if (parse_uint_arg("--seed", optarg, 0, UINT_MAX,
+					   &opts.seed))
+				return 2;
 			break;
 		case 'q':
 			opts.chaos = false;
@@ -144,12 +136,8 @@ static int cmd_stress(int argc, char **argv)
 			opts.hotplug = true;
 			break;
 		case 'f':
-			opts.fault = strtoul(optarg, NULL, 10);
-			if (opts.fault > 100) {
-				fprintf(stderr, "%s: --fault takes 0 to 100\n",
-					prog);
+			if (parse_uint_arg("--fault", optarg, 0, 100, &opts.fault))
 				return 2;
-			}
 			break;
 		case 'h':
 			stress_usage(stdout);
@@ -159,11 +147,10 @@ static int cmd_stress(int argc, char **argv)
 			return 2;
 		}
 	}
-	bad = unusable();
-	if (bad) {
-		fprintf(stderr, "%s: %s\n", prog, bad);
+	if (no_operands("stress", argc, argv, optind))
+		return 2;
+	if (need_writable() || need_debugfs_file("stress", "user"))
 		return 1;
-	}
 
 	printf("seed %u, %u s, %d CPUs%s\n", opts.seed, opts.seconds,
 	       CPU_COUNT(&opts.cpus), opts.chaos ? ", with the controller" : "");
@@ -180,6 +167,11 @@ static int cmd_stress(int argc, char **argv)
 	       ioctls / res.seconds);
 	printf("%llu control writes, %llu CPUs offlined, %llu requests over a limit or out of memory\n",
 	       res.controls, res.hotplugs, res.enospc);
+	if (res.foreign)
+		printf("%llu changes of the configuration by another writer, taken in\n",
+		       res.foreign);
+	if (opts.chaos)
+		printf("the configuration is back as it was found\n");
 
 	ok = !res.failure[0];
 	if (!ok)
@@ -197,20 +189,8 @@ static int cmd_stress(int argc, char **argv)
 	return ok ? 0 : 1;
 }
 
-/* Fail with the reason when pcpcache cannot be used; else 0. */
-static int need_pcpcache(void)
-{
-	const char *bad = unusable();
-
-	if (bad) {
-		fprintf(stderr, "%s: %s\n", prog, bad);
-		return 1;
-	}
-	return 0;
-}
-
 /* "--help" as the only argument: print @text, return 1. */
-static int wants_help(int argc, char **argv, const char *text)
+int wants_help(int argc, char **argv, const char *text)
 {
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		printf("%s", text);
@@ -219,31 +199,44 @@ static int wants_help(int argc, char **argv, const char *text)
 	return 0;
 }
 
+/* "--json" as the only option, or none; -1 after usage for anything else. */
+static int json_option(int argc, char **argv, const char *usage)
+{
+	if (argc == 1)
+		return 0;
+	if (argc == 2 && !strcmp(argv[1], "--json"))
+		return 1;
+	fprintf(stderr, "usage: %s %s\n", prog, usage);
+	return -1;
+}
+
 static int cmd_stats(int argc, char **argv)
 {
-	bool json = argc == 2 && !strcmp(argv[1], "--json");
 	long long alloc, hit;
 	struct pcp_stats st;
-	int i;
+	struct json js;
+	int i, json;
 
 	if (wants_help(argc, argv,
 		       "usage: pcpctl stats [--json]\n\n"
-		       "The counters of /sys/kernel/debug/pcpcache/stats, summed over\n"
-		       "all CPUs, with the hit rate (alloc_hit / alloc) derived.\n"))
+		       "The counters of pcpcache's stats file, summed over\n"
+		       "all CPUs, with the hit rate (alloc_hit / alloc) derived;\n"
+		       "--json: one JSON object.\n"))
 		return 0;
-	if (argc > 2 || (argc == 2 && !json)) {
-		fprintf(stderr, "usage: %s stats [--json]\n", prog);
+	json = json_option(argc, argv, "stats [--json]");
+	if (json < 0)
 		return 2;
-	}
 	if (need_pcpcache() || pcp_read_stats(&st))
 		return 1;
 	alloc = pcp_stat(&st, "alloc");
 	hit = pcp_stat(&st, "alloc_hit");
 	if (json) {
-		printf("{");
+		json_open(&js, stdout);
+		json_begin(&js, NULL, '{');
 		for (i = 0; i < st.nr; i++)
-			printf("\"%s\": %lld, ", st.name[i], st.value[i]);
-		printf("\"hit_rate\": %.4f}\n", alloc ? (double)hit / alloc : 0.0);
+			json_int(&js, st.name[i], st.value[i]);
+		json_num(&js, "hit_rate", alloc ? (double)hit / alloc : 0.0);
+		json_end(&js, '}');
 		return 0;
 	}
 	for (i = 0; i < st.nr; i++)
@@ -254,10 +247,10 @@ static int cmd_stats(int argc, char **argv)
 
 static int cat_file(const char *name)
 {
-	char path[128], buf[65536];
+	char path[256], buf[65536];
 	ssize_t n;
 
-	snprintf(path, sizeof(path), PCP_DIR "/%s", name);
+	pcp_path(path, sizeof(path), name);
 	n = pcp_read_file(path, buf, sizeof(buf));
 	if (n < 0) {
 		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(-n));
@@ -267,21 +260,57 @@ static int cat_file(const char *name)
 	return 0;
 }
 
-static int cmd_pagesets(int argc, char **argv)
+/* The pagesets as JSON: a list of CPUs, the cold list's in split mode. */
+static int pagesets_json(void)
 {
-	if (wants_help(argc, argv,
-		       "usage: pcpctl pagesets\n\n"
-		       "Each CPU's cached pages, high and batch (and the cold list's in\n"
-		       "split mode), like the pagesets of /proc/zoneinfo.\n"))
-		return 0;
-	if (argc != 1) {
-		fprintf(stderr, "usage: %s pagesets\n", prog);
-		return 2;
+	static struct pcp_pageset sets[PCP_MAX_CPUS];
+	int i, nr = pcp_read_pagesets(sets, PCP_MAX_CPUS);
+	struct json js;
+
+	if (nr < 0) {
+		fprintf(stderr, "%s: pagesets: %s\n", prog, strerror(-nr));
+		return 1;
 	}
-	return need_pcpcache() || cat_file("pagesets");
+	json_open(&js, stdout);
+	json_begin(&js, NULL, '{');
+	json_begin(&js, "cpus", '[');
+	for (i = 0; i < nr; i++) {
+		json_begin(&js, NULL, '{');
+		json_int(&js, "cpu", sets[i].cpu);
+		json_int(&js, "count", sets[i].count);
+		json_int(&js, "high", sets[i].high);
+		json_int(&js, "batch", sets[i].batch);
+		if (sets[i].cold_high >= 0) {
+			json_int(&js, "cold_count", sets[i].cold_count);
+			json_int(&js, "cold_high", sets[i].cold_high);
+			json_int(&js, "cold_batch", sets[i].cold_batch);
+		}
+		json_end(&js, '}');
+	}
+	json_end(&js, ']');
+	json_end(&js, '}');
+	return 0;
 }
 
-/* Write @val to debugfs file @file, or say why it was refused. */
+static int cmd_pagesets(int argc, char **argv)
+{
+	int json;
+
+	if (wants_help(argc, argv,
+		       "usage: pcpctl pagesets [--json]\n\n"
+		       "Each CPU's cached pages, high and batch (and the cold list's in\n"
+		       "split mode), like the pagesets of /proc/zoneinfo; --json: one\n"
+		       "JSON object with a list of CPUs.\n"))
+		return 0;
+	json = json_option(argc, argv, "pagesets [--json]");
+	if (json < 0)
+		return 2;
+	if (need_pcpcache())
+		return 1;
+	return json ? pagesets_json() : cat_file("pagesets");
+}
+
+/* Write @val to pcpcache's file @file, or say why it was refused. */
 static int write_or_say(const char *file, const char *val)
 {
 	int err = pcp_write(file, val);
@@ -305,68 +334,9 @@ static int cmd_mode(int argc, char **argv)
 		fprintf(stderr, "usage: %s mode [NAME]\n", prog);
 		return 2;
 	}
-	if (need_pcpcache())
-		return 1;
-	return argc == 2 ? write_or_say("mode", argv[1]) : cat_file("mode");
-}
-
-/*
- * The "config" file takes every setting in one write and applies all or
- * none; find which one is at fault only to say so.
- */
-static void name_the_culprit(int argc, char **argv)
-{
-	char cur[256];
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		if (pcp_read_file(PCP_DIR "/config", cur, sizeof(cur)) <= 0)
-			return;
-		if (pcp_write("config", argv[i]) == -EINVAL) {
-			fprintf(stderr, "%s: %s is invalid on its own\n", prog,
-				argv[i]);
-			pcp_write("config", cur);
-			return;
-		}
-		pcp_write("config", cur);
-	}
-	fprintf(stderr, "%s: together they break a rule (1 <= batch <= high <= ..., see the admin guide)\n",
-		prog);
-}
-
-static int cmd_set(int argc, char **argv)
-{
-	char line[1024] = "";
-	size_t pos = 0;
-	int i, err;
-
-	if (wants_help(argc, argv,
-		       "usage: pcpctl set KNOB=VALUE...\n\n"
-		       "Set any of mode, batch, high, cold_batch and cold_high at once.\n"
-		       "The result is checked as a whole (1 <= batch <= high, 1 <=\n"
-		       "cold_batch <= cold_high, batches <= 4096, high + cold_high\n"
-		       "within a quarter of RAM per CPU); if it breaks a rule nothing\n"
-		       "is applied and the error names the culprit.\n"))
-		return 0;
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s set KNOB=VALUE...\n", prog);
-		return 2;
-	}
-	if (need_pcpcache())
-		return 1;
-	for (i = 1; i < argc; i++)
-		pos += snprintf(line + pos, sizeof(line) - pos, "%s%s",
-				i > 1 ? " " : "", argv[i]);
-	err = pcp_write("config", line);
-	if (!err)
-		return 0;
-	if (err == -EINVAL) {
-		fprintf(stderr, "%s: set %s: refused, nothing changed\n", prog, line);
-		name_the_culprit(argc, argv);
-	} else {
-		fprintf(stderr, "%s: set: %s\n", prog, strerror(-err));
-	}
-	return 1;
+	if (argc == 2)
+		return need_writable() || write_or_say("mode", argv[1]);
+	return need_pcpcache() || cat_file("mode");
 }
 
 static int cmd_drain(int argc, char **argv)
@@ -379,7 +349,7 @@ static int cmd_drain(int argc, char **argv)
 		fprintf(stderr, "usage: %s drain\n", prog);
 		return 2;
 	}
-	return need_pcpcache() || write_or_say("drain", "1");
+	return need_writable() || write_or_say("drain", "1");
 }
 
 static int cmd_watch(int argc, char **argv)
@@ -390,21 +360,29 @@ static int cmd_watch(int argc, char **argv)
 	};
 	struct pcp_stats prev, now;
 	double interval = 1;
+	struct timespec ts;
 	unsigned int i, line = 0;
 
 	if (wants_help(argc, argv,
 		       "usage: pcpctl watch [INTERVAL]\n\n"
-		       "Every INTERVAL seconds (default 1), the counters' rates per\n"
-		       "second and the pages cached, like vmstat 1. Ctrl-C stops.\n"))
+		       "Every INTERVAL seconds (default 1; 0.1 to 3600, like 2 or 0.5),\n"
+		       "the counters' rates per second and the pages cached, like\n"
+		       "vmstat 1. Ctrl-C stops.\n"))
 		return 0;
-	if (argc > 2 || (argc == 2 && (interval = atof(argv[1])) <= 0)) {
+	if (argc > 2) {
 		fprintf(stderr, "usage: %s watch [INTERVAL]\n", prog);
 		return 2;
 	}
+	if (argc == 2 && parse_seconds_arg("watch: INTERVAL", argv[1],
+					   WATCH_MIN_INTERVAL,
+					   WATCH_MAX_INTERVAL, &interval))
+		return 2;
+	ts.tv_sec = interval;
+	ts.tv_nsec = (interval - ts.tv_sec) * 1e9;
 	if (need_pcpcache() || pcp_read_stats(&prev))
 		return 1;
 	for (;;) {
-		usleep(interval * 1e6);
+		nanosleep(&ts, NULL);
 		if (pcp_read_stats(&now)) {
 			fprintf(stderr, "%s: pcpcache went away\n", prog);
 			return 1;

@@ -5,14 +5,53 @@
 #ifndef _PCPCTL_H
 #define _PCPCTL_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
 #include "pcpcache_stress.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 extern const char *prog;
 
-const char *unusable(void);
+int wants_help(int argc, char **argv, const char *text);
 int cmd_bench(int argc, char **argv);
 int cmd_fault(int argc, char **argv);
+int cmd_set(int argc, char **argv);
+
+/* files.c: where pcpcache's files are */
+const char *unusable(void);
+int need_pcpcache(void);
+int need_writable(void);
+int need_debugfs_file(const char *cmd, const char *file);
+
+/* args.c: numeric options, read strictly */
+int parse_uint_arg(const char *what, const char *s, unsigned int min,
+		   unsigned int max, unsigned int *val);
+int parse_seconds_arg(const char *what, const char *s, double min, double max,
+		      double *val);
+int parse_list_arg(const char *what, const char *s, unsigned int min,
+		   unsigned int max, bool ranges, unsigned long long *set,
+		   size_t words);
+int no_operands(const char *cmd, int argc, char **argv, int optind);
+
+/* json.c: --json output */
+#define JSON_MAX_DEPTH	8
+
+struct json {
+	FILE *f;
+	int depth;
+	bool first[JSON_MAX_DEPTH];	/* nothing written yet at this depth */
+};
+
+void json_open(struct json *j, FILE *f);
+void json_quote(FILE *f, const char *s);
+void json_begin(struct json *j, const char *key, char bracket);
+void json_end(struct json *j, char bracket);
+void json_str(struct json *j, const char *key, const char *val);
+void json_num(struct json *j, const char *key, double val);
+void json_int(struct json *j, const char *key, long long val);
+void json_bool(struct json *j, const char *key, bool val);
 
 #endif /* _PCPCTL_H */

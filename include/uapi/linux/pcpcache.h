@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
  * pcpcache: the userspace interface, shared by the module, the selftests
- * and pcpctl. See Documentation/admin-guide/pcpcache.rst.
+ * and pcpctl. See Documentation/userspace-api/pcpcache.rst.
  *
  * A thread opens PCPCACHE_USER_FILE and issues the ioctls below; each runs
  * on the CPU the thread runs on, so a thread pinned with sched_setaffinity()
@@ -17,6 +17,8 @@
 
 #define PCPCACHE_DEBUGFS_DIR	"/sys/kernel/debug/pcpcache"
 #define PCPCACHE_USER_FILE	PCPCACHE_DEBUGFS_DIR "/user"
+/* the control and status files again, where kernel lockdown allows them */
+#define PCPCACHE_SYSFS_DIR	"/sys/kernel/mm/pcpcache"
 
 /*
  * mmap(MAP_SHARED) of the device gives zero-filled memory of its own whose
@@ -44,7 +46,7 @@ struct pcpcache_pages {
 	__s32 cpu;	/* out: the CPU the call started on */
 	__u64 held;	/* out: pages the file holds afterwards, all orders */
 	__u32 remote;	/* out: blocks allocated from another node than cpu's */
-	__u32 pad;	/* out: 0 */
+	__u32 pad;	/* in: must be 0; out: 0 */
 };
 
 /* PCPCACHE_IOC_CYCLE: flags, and PCPCACHE_ORDER(n) */
@@ -61,10 +63,14 @@ struct pcpcache_cycle {
 	__u64 frees;	/* out: blocks freed */
 	__u64 failures;	/* out: allocations that failed */
 	__s32 cpu;	/* out: the CPU the call started on */
-	__u32 pad2;	/* out: 0 */
+	__u32 pad2;	/* in: must be 0; out: 0 */
 };
 
-#define PCPCACHE_IOC_MAGIC	0xB8
+/*
+ * Unused in Documentation/userspace-api/ioctl/ioctl-number.rst (0xB8, the
+ * first choice, is mshv's and the Marvell CN10K DPI driver's).
+ */
+#define PCPCACHE_IOC_MAGIC	0xBC
 #define PCPCACHE_IOC_ALLOC	_IOWR(PCPCACHE_IOC_MAGIC, 1, struct pcpcache_pages)
 #define PCPCACHE_IOC_FREE	_IOWR(PCPCACHE_IOC_MAGIC, 2, struct pcpcache_pages)
 #define PCPCACHE_IOC_CYCLE	_IOWR(PCPCACHE_IOC_MAGIC, 3, struct pcpcache_cycle)

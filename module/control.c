@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pcpcache control: what each of pcpcache's control and status files shows
+ * and what a write to it does, whichever filesystem the file is in
+ * (debugfs.c, sysfs.c), so that every file reads one grammar (parse.h) and
+ * obeys one set of rules (policy.h).
+ *
+ * A store is handed one whole write, with its length; it applies all of it
+ * or, returning an error, nothing.
+ */
+#include <linux/cpumask.h>
+#include <linux/kernel.h>
+#include <linux/mm.h>
+
+#include "pcpcache.h"
+
+static size_t mode_show(const struct pcpcache_ctl *ctl, char *buf,
+			size_t size)
+{
+	struct pcpcache_config cfg;
+
+	pcpcache_get_config(&cfg);
+	return pcpcache_mode_format(cfg.mode, buf, size);
+}
+
+static int mode_store(const struct pcpcache_ctl *ctl, const char *buf,
+		      size_t len)
+{
+	int mode = pcpcache_mode_parse(buf, len);
+
+	return mode < 0 ? mode : pcpcache_set_mode(mode);
+}
+
+static size_t knob_show(const struct pcpcache_ctl *ctl, char *buf,
+			size_t size)
+{
+	struct pcpcache_config cfg;
+
+	pcpcache_get_config(&cfg);
+	return scnprintf(buf, size, "%u\n", *pcpcache_knob(&cfg, ctl->knob));
+}
+
+static int knob_store(const struct pcpcache_ctl *ctl, const char *buf,
+		      size_t len)
+{
+	unsigned int val;
+	int err;
+
+	err = pcpcache_parse_value(buf, len, &val);
+	return err ? err : pcpcache_set_knob(ctl->knob, val);
+}
+
+/* The whole configuration on one line, to read or to set at once. */
+static size_t config_show(const struct pcpcache_ctl *ctl, char *buf,
+			  size_t size)
+{
+	struct pcpcache_config cfg;
+
+	pcpcache_get_config(&cfg);
+	return scnprintf(buf, size,
+			 "mode=%s batch=%u high=%u cold_batch=%u cold_high=%u\n",
+			 pcpcache_mode_name(cfg.mode), cfg.batch, cfg.high,
+			 cfg.cold_batch, cfg.cold_high);
+}
+
+struct config_text {
+	const char *buf;
+	size_t len;
+};
+
+/* Parse into the copy pcpcache_edit_config() hands over; all or nothing. */
+static int config_edit(struct pcpcache_config *cfg, void *arg)
+{
+	struct config_text *text = arg;
+	struct pcpcache_config parsed = *cfg;
+	int err;
+
+	err = pcpcache_config_parse(&parsed, text->buf, text->len);
+	if (!err)
+		*cfg = parsed;
+	return err;
+}
+
+/*
+ * "key=value ..." for any of mode and the knobs: the result is checked as
+ * a whole and applied at once, or nothing changes. The settings not named
+ * keep the values in force when the write is applied, whoever set them.
+ */
+static int config_store(const struct pcpcache_ctl *ctl, const char *buf,
+			size_t len)
+{
+	struct config_text text = { .buf = buf, .len = len };
+
+	return pcpcache_edit_config(config_edit, &text);
+}
+
+/*
+ * Bumped by every write put in force: a writer that finds it unchanged
+ * after a refused write knows nobody else wrote meanwhile.
+ */
+static size_t generation_show(const struct pcpcache_ctl *ctl, char *buf,
+			      size_t size)
+{
+	struct pcpcache_config cfg;
+
+	return scnprintf(buf, size, "%lu\n", pcpcache_get_config(&cfg));
+}
+
+/* What pcpcache_config_check() needs, so that a tool can check first. */
+static size_t limits_show(const struct pcpcache_ctl *ctl, char *buf,
+			  size_t size)
+{
+	return scnprintf(buf, size, "max_batch=%u max_high_sum=%lu\n",
+			 PCPCACHE_MAX_BATCH, pcpcache_limit());
+}
+
+static size_t stats_show(const struct pcpcache_ctl *ctl, char *buf,
+			 size_t size)
+{
+	return pcpcache_stats_format(buf, size);
+}
+
+/*
+ * The longest line of pagesets: seven unsigned ints and the blocks of
+ * each order, with their spaces.
+ */
+#define PAGESETS_LINE_MAX	(8 * 11 + PCPCACHE_NR_ORDERS * 11)
+
+static size_t pagesets_size(void)
+{
+	return (num_possible_cpus() + 1) * PAGESETS_LINE_MAX;
+}
+
+/*
+ * Like the pagesets of /proc/zoneinfo: one line per possible CPU, then the
+ * blocks of each order it caches, on both lists.
+ */
+static size_t pagesets_show(const struct pcpcache_ctl *ctl, char *buf,
+			    size_t size)
+{
+	struct pcpcache_list lists[PCPCACHE_NR_LISTS];
+	const struct pcpcache_list *hot = &lists[PCPCACHE_LIST_HOT];
+	const struct pcpcache_list *cold = &lists[PCPCACHE_LIST_COLD];
+	struct pcpcache_config cfg;
+	unsigned int order;
+	size_t len;
+	bool split;
+	int cpu;
+
+	pcpcache_get_config(&cfg);
+	split = cfg.mode == PCPCACHE_MODE_SPLIT;
+	len = scnprintf(buf, size, "%5s %7s %7s %7s", "cpu", "count", "high",
+			"batch");
+	if (split)
+		len += scnprintf(buf + len, size - len, " %10s %10s %10s",
+				 "cold_count", "cold_high", "cold_batch");
+	for (order = 0; order < PCPCACHE_NR_ORDERS; order++)
+		len += scnprintf(buf + len, size - len, " %5s%u", "order", order);
+	len += scnprintf(buf + len, size - len, "\n");
+
+	for_each_possible_cpu(cpu) {
+		pcpcache_cpu_lists(cpu, lists);
+		len += scnprintf(buf + len, size - len, "%5d %7u %7u %7u", cpu,
+				 hot->count, hot->high, hot->batch);
+		if (split)
+			len += scnprintf(buf + len, size - len,
+					 " %10u %10u %10u", cold->count,
+					 cold->high, cold->batch);
+		for (order = 0; order < PCPCACHE_NR_ORDERS; order++)
+			len += scnprintf(buf + len, size - len, " %6u",
+					 hot->nr[order] + cold->nr[order]);
+		len += scnprintf(buf + len, size - len, "\n");
+	}
+	return len;
+}
+
+/* The locking design chosen at load (lock.h). */
+static size_t lock_show(const struct pcpcache_ctl *ctl, char *buf,
+			size_t size)
+{
+	return scnprintf(buf, size, "%s\n", pcpcache_lock_name());
+}
+
+/* A write of one number from @min to @max into @val, or -EINVAL. */
+static int store_number(const char *buf, size_t len, unsigned int min,
+			unsigned int max, unsigned int *val)
+{
+	int err = pcpcache_parse_value(buf, len, val);
+
+	if (err)
+		return err;
+	return *val < min || *val > max ? -EINVAL : 0;
+}
+
+/* Writing 1 drains; any other number is refused. */
+static int drain_store(const struct pcpcache_ctl *ctl, const char *buf,
+		       size_t len)
+{
+	unsigned int val;
+	int err;
+
+	err = store_number(buf, len, 1, 1, &val);
+	if (!err)
+		pcpcache_drain_all();
+	return err;
+}
+
+static size_t fault_refill_show(const struct pcpcache_ctl *ctl, char *buf,
+				size_t size)
+{
+	return scnprintf(buf, size, "%u\n", READ_ONCE(pcpcache_fault_refill));
+}
+
+/* A percentage: 0 (the default) to 100. */
+static int fault_refill_store(const struct pcpcache_ctl *ctl, const char *buf,
+			      size_t len)
+{
+	unsigned int val;
+	int err;
+
+	err = store_number(buf, len, 0, 100, &val);
+	if (!err)
+		WRITE_ONCE(pcpcache_fault_refill, val);
+	return err;
+}
+
+#define PCPCACHE_CTL_KNOB(_name, _knob)					\
+	{ .name = _name, .show = knob_show, .store = knob_store,	\
+	  .knob = _knob }
+
+const struct pcpcache_ctl pcpcache_ctls[] = {
+	{ .name = "mode", .show = mode_show, .store = mode_store },
+	PCPCACHE_CTL_KNOB("batch", PCPCACHE_KNOB_BATCH),
+	PCPCACHE_CTL_KNOB("high", PCPCACHE_KNOB_HIGH),
+	PCPCACHE_CTL_KNOB("cold_batch", PCPCACHE_KNOB_COLD_BATCH),
+	PCPCACHE_CTL_KNOB("cold_high", PCPCACHE_KNOB_COLD_HIGH),
+	{ .name = "config", .show = config_show, .store = config_store },
+	{ .name = "generation", .show = generation_show },
+	{ .name = "limits", .show = limits_show },
+	{ .name = "stats", .show = stats_show },
+	{ .name = "pagesets", .show = pagesets_show, .size = pagesets_size },
+	{ .name = "lock", .show = lock_show },
+	{ .name = "drain", .store = drain_store },
+	{ .name = "fault_refill", .show = fault_refill_show,
+	  .store = fault_refill_store, .debugfs_only = true },
+	{ .name = "bench", .show = pcpcache_bench_show,
+	  .store = pcpcache_bench_store, .size = pcpcache_bench_size,
+	  .debugfs_only = true },
+};
+
+const unsigned int pcpcache_nr_ctls = ARRAY_SIZE(pcpcache_ctls);

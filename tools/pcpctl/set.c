@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pcpctl set: any of mode and the knobs at once, through the config file,
+ * which applies all of them or none.
+ *
+ * Before writing anything pcpctl checks what it was given with the
+ * module's own grammar and rules (module/parse.c and policy.c, compiled
+ * in) against the configuration in force and the limits pcpcache
+ * publishes, so that a refusal names the setting at fault without ever
+ * touching the live configuration. The module has the last word: a write
+ * it refuses all the same (someone changed the configuration meanwhile)
+ * is explained the same way, against what is in force by then.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "policy.h"
+#include "pcpctl.h"
+
+/* mode, then the knobs in policy.h's order: bits of "given" */
+#define GIVEN_MODE	(1U << PCPCACHE_NR_KNOBS)
+
+static const char *set_help =
+	"usage: pcpctl set KNOB=VALUE...\n\n"
+	"Set any of mode, batch, high, cold_batch and cold_high at once, each\n"
+	"at most once. The result is checked as a whole (1 <= batch <= high,\n"
+	"1 <= cold_batch <= cold_high, batches <= 4096, high + cold_high at most\n"
+	"max_high_sum of pcpcache's limits file); if it breaks a rule nothing\n"
+	"is written and the error names the settings at fault.\n";
+
+/* The longest argument quoted whole in an error; longer ones are cut. */
+#define QUOTE_MAX	48
+
+/* Which setting one "KEY=VALUE" argument names: a bit of GIVEN_*, or 0. */
+static unsigned int setting_bit(const char *arg)
+{
+	size_t klen = strcspn(arg, "=");
+	int k;
+
+	if (klen == 4 && !strncmp(arg, "mode", 4))
+		return GIVEN_MODE;
+	for (k = 0; k < PCPCACHE_NR_KNOBS; k++)
+		if (strlen(pcpcache_knob_name(k)) == klen &&
+		    !strncmp(arg, pcpcache_knob_name(k), klen))
+			return 1U << k;
+	return 0;
+}
+
+/*
+ * Check every argument on its own and add it to @cfg and @given.
+ * Return: 0, or 1 after naming the first bad one.
+ */
+static int apply_args(int argc, char **argv, struct pcpcache_config *cfg,
+		      unsigned int *given)
+{
+	unsigned int bit;
+	size_t len;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		len = strlen(argv[i]);
+		bit = setting_bit(argv[i]);
+		/* one word each: a space would smuggle in a second setting */
+		if (!bit || strpbrk(argv[i], " \t\n\r") ||
+		    pcpcache_config_parse(cfg, argv[i], len)) {
+			fprintf(stderr, "%s: set: '%.*s%s' is not KEY=VALUE: KEY mode, batch, high, cold_batch or cold_high, VALUE a mode or 1 to 10 digits; nothing changed\n",
+				prog, QUOTE_MAX, argv[i],
+				len > QUOTE_MAX ? "..." : "");
+			return 1;
+		}
+		if (*given & bit) {
+			fprintf(stderr, "%s: set: %.*s is given twice; nothing changed\n",
+				prog, (int)strcspn(argv[i], "="), argv[i]);
+			return 1;
+		}
+		*given |= bit;
+	}
+	return 0;
+}
+
+/* The configuration in force, and the bound on high + cold_high. */
+static int read_state(struct pcpcache_config *cfg, unsigned long *max_sum)
+{
+	char buf[256], path[256];
+	ssize_t n;
+
+	pcp_path(path, sizeof(path), "config");
+	n = pcp_read_file(path, buf, sizeof(buf));
+	if (n < 0 || pcpcache_config_parse(cfg, buf, n)) {
+		fprintf(stderr, "%s: set: cannot read %s\n", prog, path);
+		return 1;
+	}
+	/* a pcpcache without limits leaves that rule to the module */
+	*max_sum = pcp_max_high_sum() ?: ULONG_MAX;
+	return 0;
+}
+
+static const char *origin(unsigned int given, unsigned int bit)
+{
+	return given & bit ? "given" : "in force";
+}
+
+/* Say which rule @cfg breaks, pcpcache_config_check()'s @bad, and why. */
+static void explain(const char *bad, const struct pcpcache_config *cfg,
+		    unsigned int given, unsigned long max_sum)
+{
+	enum pcpcache_knob b = PCPCACHE_KNOB_BATCH, h = PCPCACHE_KNOB_HIGH;
+	struct pcpcache_config c = *cfg;
+
+	if (!strcmp(bad, "cold_batch")) {
+		b = PCPCACHE_KNOB_COLD_BATCH;
+		h = PCPCACHE_KNOB_COLD_HIGH;
+	}
+	if (!strcmp(bad, "batch") || !strcmp(bad, "cold_batch")) {
+		fprintf(stderr, "%s: set: %s=%u (%s) with %s=%u (%s) breaks 1 <= %s <= %s, %s <= %u; nothing changed\n",
+			prog, pcpcache_knob_name(b), *pcpcache_knob(&c, b),
+			origin(given, 1U << b), pcpcache_knob_name(h),
+			*pcpcache_knob(&c, h), origin(given, 1U << h),
+			pcpcache_knob_name(b), pcpcache_knob_name(h),
+			pcpcache_knob_name(b), PCPCACHE_MAX_BATCH);
+		return;
+	}
+	fprintf(stderr, "%s: set: high=%u (%s) + cold_high=%u (%s) is over %lu, the most this machine allows (max_high_sum in limits); nothing changed\n",
+		prog, c.high, origin(given, 1U << PCPCACHE_KNOB_HIGH),
+		c.cold_high, origin(given, 1U << PCPCACHE_KNOB_COLD_HIGH),
+		max_sum);
+}
+
+/* The arguments as one line for the config file; they are short words. */
+static int join(int argc, char **argv, char *line, size_t size)
+{
+	size_t pos = 0;
+	int i, n;
+
+	line[0] = '\0';
+	for (i = 1; i < argc; i++) {
+		n = snprintf(line + pos, size - pos, "%s%s", i > 1 ? " " : "",
+			     argv[i]);
+		if (n < 0 || (size_t)n >= size - pos)
+			return -1;
+		pos += n;
+	}
+	return 0;
+}
+
+/* Check with the module's rules, then write all at once. */
+int cmd_set(int argc, char **argv)
+{
+	struct pcpcache_config cfg;
+	unsigned int given = 0;
+	unsigned long max_sum;
+	const char *bad;
+	char line[256];
+	int err;
+
+	if (wants_help(argc, argv, set_help))
+		return 0;
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s set KNOB=VALUE...\n", prog);
+		return 2;
+	}
+	if (need_writable() || read_state(&cfg, &max_sum) ||
+	    apply_args(argc, argv, &cfg, &given))
+		return 1;
+	bad = pcpcache_config_check(&cfg, max_sum);
+	if (bad) {
+		explain(bad, &cfg, given, max_sum);
+		return 1;
+	}
+	/* at most one of each of five settings, each checked: it fits */
+	if (join(argc, argv, line, sizeof(line)))
+		return 1;
+	err = pcp_write("config", line);
+	if (!err)
+		return 0;
+	if (err != -EINVAL) {
+		fprintf(stderr, "%s: set: %s\n", prog, strerror(-err));
+		return 1;
+	}
+	/* it was fine a moment ago: someone else wrote in between */
+	fprintf(stderr, "%s: set %s: refused by pcpcache; the configuration changed meanwhile\n",
+		prog, line);
+	given = 0;
+	if (!read_state(&cfg, &max_sum) && !apply_args(argc, argv, &cfg, &given)) {
+		bad = pcpcache_config_check(&cfg, max_sum);
+		if (bad)
+			explain(bad, &cfg, given, max_sum);
+	}
+	return 1;
+}
