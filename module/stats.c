@@ -9,6 +9,7 @@
 #include <linux/cpumask.h>
 #include <linux/kernel.h>
 #include <linux/math64.h>
+#include <linux/time64.h>
 
 #include "pcpcache.h"
 
