@@ -14,11 +14,13 @@
  * carries the write out, and by nothing reclaim or CPU hotplug waits on.
  */
 #include <linux/cpumask.h>
+#include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/workqueue.h>
 
 #include "pcpcache.h"
+#include "pcpcache_trace.h"
 
 /* The module parameters point into it; written under the mutex only. */
 struct pcpcache_config pcpcache_config = {
@@ -53,15 +55,23 @@ unsigned long pcpcache_limit(void)
 /* Check @cfg and put it in force, or change nothing. */
 static int pcpcache_commit(const struct pcpcache_config *cfg)
 {
+	enum pcpcache_mode old;
+	u64 start;
+
 	lockdep_assert_held(&pcpcache_config_mutex);
 
 	if (pcpcache_config_check(cfg, pcpcache_limit()))
 		return -EINVAL;
-	if (cfg->mode != pcpcache_config.mode)
-		pcpcache_count(PCPCACHE_MODE_SWITCHES, 1);
+	old = pcpcache_config.mode;
 	pcpcache_config = *cfg;
 	pcpcache_config_generation++;
+	start = ktime_get_ns();
 	pcpcache_request_all(cfg, false);
+	if (cfg->mode != old) {
+		pcpcache_count(PCPCACHE_MODE_SWITCHES, 1);
+		trace_pcpcache_mode_switch(old, cfg->mode,
+					   ktime_get_ns() - start);
+	}
 	return 0;
 }
 

@@ -35,6 +35,7 @@
 #include "compat.h"
 #include "lock.h"
 #include "pcpcache.h"
+#include "pcpcache_trace.h"
 
 DEFINE_PER_CPU_ALIGNED(struct pcpcache_cpu, pcpcache_cpus) = {
 	.llock = INIT_LOCAL_LOCK(llock),
@@ -118,13 +119,31 @@ void pcpcache_give_back(struct pcpcache_cut *cut)
 	cut->count = 0;
 }
 
-/* ... counted as a drain: over high, reconfigured, drained, CPU dead */
-void pcpcache_give_back_drained(struct pcpcache_cut *cut)
+/* Count @nr pages @cpu's magazine let go for @why, in one place with its event. */
+static void pcpcache_count_drained(int cpu, unsigned int nr,
+				   enum pcpcache_drain_why why)
+{
+	switch (why) {
+	case PCPCACHE_DRAIN_SHRINKER:
+		pcpcache_count(PCPCACHE_SHRINK_PAGES, nr);
+		break;
+	case PCPCACHE_DRAIN_REMOTE:
+		pcpcache_count(PCPCACHE_REMOTE_NODE, nr);
+		break;
+	default:
+		pcpcache_count(PCPCACHE_DRAIN, 1);
+		pcpcache_count(PCPCACHE_DRAIN_PAGES, nr);
+	}
+	trace_pcpcache_drain(cpu, nr, why);
+}
+
+/* ... and counted by why the magazine of @cpu let them go */
+void pcpcache_give_back_drained(struct pcpcache_cut *cut, int cpu,
+				enum pcpcache_drain_why why)
 {
 	if (!cut->count)
 		return;
-	pcpcache_count(PCPCACHE_DRAIN, 1);
-	pcpcache_count(PCPCACHE_DRAIN_PAGES, cut->count);
+	pcpcache_count_drained(cpu, cut->count, why);
 	pcpcache_give_back(cut);
 }
 
@@ -174,15 +193,18 @@ static unsigned int pcpcache_sort_out(struct list_head *pages,
 static void pcpcache_stash(struct list_head *pages, unsigned int order,
 			   unsigned int nr, bool cold)
 {
+	enum pcpcache_drain_why why = PCPCACHE_DRAIN_HIGH;
 	struct pcpcache_cut out, remote, refused;
 	struct pcpcache_list *list;
 	struct pcpcache_cpu *pc;
 	unsigned long flags;
+	int cpu;
 
 	mag_cut_init(&out);
 	mag_cut_init(&remote);
 	mag_cut_init(&refused);
 	pc = pcpcache_lock_this_cpu(&flags);
+	cpu = smp_processor_id();
 	list = mag_list(&pc->mag, cold);
 	if (list) {
 		nr -= pcpcache_sort_out(pages, order, &remote, &refused);
@@ -196,12 +218,12 @@ static void pcpcache_stash(struct list_head *pages, unsigned int order,
 		/* switched to passthrough while we refilled */
 		list_splice_init(pages, &out.pages[order]);
 		out.count = nr << order;
+		why = PCPCACHE_DRAIN_RECONFIG;
 	}
 	pcpcache_unlock_this_cpu(pc, flags);
 
-	pcpcache_give_back_drained(&out);
-	pcpcache_count(PCPCACHE_REMOTE_NODE, remote.count);
-	pcpcache_give_back(&remote);
+	pcpcache_give_back_drained(&out, cpu, why);
+	pcpcache_give_back_drained(&remote, cpu, PCPCACHE_DRAIN_REMOTE);
 	pcpcache_count(PCPCACHE_REFUSED_BLOCK, refused.count);
 	pcpcache_give_back(&refused);
 }
@@ -313,6 +335,8 @@ static struct page *pcpcache_refill(gfp_t gfp, unsigned int order, bool cold,
 	pcpcache_count(PCPCACHE_REFILL_PAGES, nr << order);
 	pcpcache_count(PCPCACHE_BUDDY_ALLOC, nr << order);
 	pcpcache_count(PCPCACHE_ORDER_REFILL + order, 1);
+	trace_pcpcache_refill(raw_smp_processor_id(), order, batch << order,
+			      nr << order, cold);
 
 	page = list_first_entry(&pages, struct page, lru);
 	list_del(&page->lru);
@@ -617,16 +641,25 @@ static noinline void pcpcache_trim_local(unsigned int order, bool cold)
 	struct pcpcache_cut out;
 	struct pcpcache_cpu *pc;
 	unsigned long flags;
+	int cpu;
 
 	mag_cut_init(&out);
 	/* maybe not the CPU of the free: then its list is trimmed if need be */
 	pc = pcpcache_lock_this_cpu(&flags);
+	cpu = smp_processor_id();
 	list = mag_list(&pc->mag, cold);
 	if (list)
 		mag_trim(list, order, &out);
 	pcpcache_unlock_this_cpu(pc, flags);
 
-	pcpcache_give_back_drained(&out);
+	pcpcache_give_back_drained(&out, cpu, PCPCACHE_DRAIN_HIGH);
+}
+
+/* A freed block of another node than this CPU's was not cached. */
+static noinline void pcpcache_freed_remote(unsigned int order)
+{
+	pcpcache_count_drained(raw_smp_processor_id(), 1U << order,
+			       PCPCACHE_DRAIN_REMOTE);
 }
 
 static __always_inline void pcpcache_free(struct page *page, unsigned int order,
@@ -681,7 +714,7 @@ static __always_inline void pcpcache_free(struct page *page, unsigned int order,
 		page_ref_unfreeze(page, 1);
 		pcpcache_free_buddy(page, order);
 		if (remote)
-			pcpcache_count(PCPCACHE_REMOTE_NODE, 1U << order);
+			pcpcache_freed_remote(order);
 		if (block)
 			pcpcache_count(PCPCACHE_REFUSED_BLOCK, 1U << order);
 	} else if (unlikely(over)) {

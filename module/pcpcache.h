@@ -26,10 +26,26 @@ unsigned long pcpcache_get_config(struct pcpcache_config *cfg);
 void pcpcache_drain_all(void);
 void pcpcache_config_cpus_changed(void);
 
+/*
+ * Why pages a magazine had, or would have had, go back to the buddy
+ * allocator: the "why" of the pcpcache_drain trace event. The first four
+ * count in drain and drain_pages, the shrinker's in shrink_pages, those
+ * of another node in remote_node.
+ */
+enum pcpcache_drain_why {
+	PCPCACHE_DRAIN_HIGH,		/* a list went over its high mark */
+	PCPCACHE_DRAIN_REQUEST,		/* the drain file, memory offline, unload */
+	PCPCACHE_DRAIN_RECONFIG,	/* a new mode or a lower high */
+	PCPCACHE_DRAIN_CPU_DEAD,	/* the magazine's CPU went offline */
+	PCPCACHE_DRAIN_SHRINKER,	/* memory pressure */
+	PCPCACHE_DRAIN_REMOTE,		/* pages of another node, never cached */
+};
+
 /* core.c: the fast path */
 extern unsigned int pcpcache_fault_refill;
 void pcpcache_give_back(struct pcpcache_cut *cut);
-void pcpcache_give_back_drained(struct pcpcache_cut *cut);
+void pcpcache_give_back_drained(struct pcpcache_cut *cut, int cpu,
+				enum pcpcache_drain_why why);
 
 /* request.c: reaching other CPUs' magazines */
 int pcpcache_request_init(const struct pcpcache_config *cfg);

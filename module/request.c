@@ -48,6 +48,7 @@
 
 #include "lock.h"
 #include "pcpcache.h"
+#include "pcpcache_trace.h"
 
 /* How long a shrinker scan waits for the other CPUs of its node. */
 #define PCPCACHE_SHRINK_WAIT_MS	10
@@ -63,6 +64,7 @@ enum pcpcache_reach {
 struct pcpcache_request {
 	const struct pcpcache_config *cfg;	/* reconfigure to this, or NULL */
 	bool drain;				/* then give back every page */
+	enum pcpcache_drain_why why;		/* of the pages given back */
 };
 
 /* The requests a CPU carries out on its own magazine under lock=local. */
@@ -135,6 +137,12 @@ static int pcpcache_reach_node(int cpu, enum pcpcache_reach how)
 	return how == PCPCACHE_REACH_OWN ? numa_mem_id() : cpu_to_mem(cpu);
 }
 
+/* The CPU whose magazine was reached this way; called locked. */
+static int pcpcache_reach_cpu(int cpu, enum pcpcache_reach how)
+{
+	return how == PCPCACHE_REACH_OWN ? smp_processor_id() : cpu;
+}
+
 /* Whether round @a is @b or later, across wrap-around. */
 static bool pcpcache_round_reached(int a, int b)
 {
@@ -154,17 +162,19 @@ static void pcpcache_carry_out(int cpu, enum pcpcache_reach how,
 	unsigned int trimmed;
 	unsigned long flags;
 	bool first = true;
+	int mag_cpu;
 
 	mag_cut_init(&out);
 	do {
 		pc = pcpcache_reach_lock(cpu, how, &flags);
+		mag_cpu = pcpcache_reach_cpu(cpu, how);
 		if (first && rq->cfg)
 			mag_reconfigure(&pc->mag, rq->cfg, &out);
 		if (first && rq->drain)
 			mag_drain(&pc->mag, &out);
 		trimmed = mag_trim_excess(&pc->mag, &out, PCPCACHE_MAX_BATCH);
 		pcpcache_reach_unlock(pc, how, flags);
-		pcpcache_give_back_drained(&out);
+		pcpcache_give_back_drained(&out, mag_cpu, rq->why);
 		first = false;
 	} while (trimmed);
 }
@@ -182,21 +192,22 @@ static unsigned long pcpcache_shrink_mag(int cpu, enum pcpcache_reach how,
 	struct pcpcache_cut out;
 	struct pcpcache_cpu *pc;
 	unsigned long flags;
+	int mag_cpu;
 
 	mag_cut_init(&out);
 	do {
 		want = min_t(unsigned long, nr - freed, PCPCACHE_MAX_BATCH);
 		pc = pcpcache_reach_lock(cpu, how, &flags);
+		mag_cpu = pcpcache_reach_cpu(cpu, how);
 		step = 0;
 		/* a magazine holds only pages of its CPU's nearest memory */
 		if (pcpcache_reach_node(cpu, how) == nid)
 			step = mag_shrink(&pc->mag, want, &out);
 		pcpcache_reach_unlock(pc, how, flags);
-		pcpcache_give_back(&out);
+		pcpcache_give_back_drained(&out, mag_cpu, PCPCACHE_DRAIN_SHRINKER);
 		freed += step;
 	} while (step >= want && freed < nr);
 
-	pcpcache_count(PCPCACHE_SHRINK_PAGES, freed);
 	return freed;
 }
 
@@ -214,7 +225,10 @@ static void pcpcache_drain_work(struct work_struct *work)
 {
 	struct pcpcache_cpu_requests *r =
 		container_of(work, struct pcpcache_cpu_requests, drain_work);
-	const struct pcpcache_request rq = { .drain = true };
+	const struct pcpcache_request rq = {
+		.drain = true,
+		.why = PCPCACHE_DRAIN_REQUEST,
+	};
 
 	/* a CPU that went down first was drained by pcpcache_cpu_dead() */
 	if (raw_smp_processor_id() == r->cpu)
@@ -230,7 +244,10 @@ static void pcpcache_drain_work(struct work_struct *work)
  */
 void pcpcache_drain_all_async(void)
 {
-	const struct pcpcache_request rq = { .drain = true };
+	const struct pcpcache_request rq = {
+		.drain = true,
+		.why = PCPCACHE_DRAIN_REQUEST,
+	};
 	int cpu;
 
 	mutex_lock(&pcpcache_hotplug_mutex);
@@ -259,6 +276,7 @@ void pcpcache_request_all(const struct pcpcache_config *cfg, bool drain)
 	const struct pcpcache_request rq = {
 		.cfg = &pcpcache_up_config,
 		.drain = drain,
+		.why = drain ? PCPCACHE_DRAIN_REQUEST : PCPCACHE_DRAIN_RECONFIG,
 	};
 	int cpu;
 
@@ -298,7 +316,10 @@ static enum pcpcache_reach pcpcache_hotplug_reach(void)
  */
 int pcpcache_cpu_prepare(unsigned int cpu)
 {
-	const struct pcpcache_request rq = { .cfg = &pcpcache_up_config };
+	const struct pcpcache_request rq = {
+		.cfg = &pcpcache_up_config,
+		.why = PCPCACHE_DRAIN_RECONFIG,
+	};
 
 	mutex_lock(&pcpcache_hotplug_mutex);
 	pcpcache_carry_out(cpu, pcpcache_hotplug_reach(), &rq);
@@ -319,7 +340,10 @@ int pcpcache_cpu_prepare(unsigned int cpu)
  */
 int pcpcache_cpu_online(unsigned int cpu)
 {
-	const struct pcpcache_request rq = { .cfg = &pcpcache_up_config };
+	const struct pcpcache_request rq = {
+		.cfg = &pcpcache_up_config,
+		.why = PCPCACHE_DRAIN_RECONFIG,
+	};
 
 	if (!pcpcache_spin_design()) {
 		mutex_lock(&pcpcache_hotplug_mutex);
@@ -338,7 +362,10 @@ int pcpcache_cpu_online(unsigned int cpu)
  */
 int pcpcache_cpu_dead(unsigned int cpu)
 {
-	const struct pcpcache_request rq = { .drain = true };
+	const struct pcpcache_request rq = {
+		.drain = true,
+		.why = PCPCACHE_DRAIN_CPU_DEAD,
+	};
 
 	mutex_lock(&pcpcache_hotplug_mutex);
 	cpumask_clear_cpu(cpu, &pcpcache_cpus_up);
@@ -512,15 +539,17 @@ static unsigned long pcpcache_shrink_by_work(int nid, unsigned long nr)
  */
 unsigned long pcpcache_shrink(int nid, unsigned long nr)
 {
-	u64 start = ktime_get_ns();
+	u64 start = ktime_get_ns(), ns;
 	unsigned long freed;
 
 	if (pcpcache_spin_design())
 		freed = pcpcache_shrink_directly(nid, nr);
 	else
 		freed = pcpcache_shrink_by_work(nid, nr);
-	pcpcache_note_shrink_time(ktime_get_ns() - start);
+	ns = ktime_get_ns() - start;
+	pcpcache_note_shrink_time(ns);
 	pcpcache_count(PCPCACHE_SHRINK, 1);
+	trace_pcpcache_shrink(nid, nr, freed, ns);
 	return freed;
 }
 

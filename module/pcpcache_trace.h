@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pcpcache's trace events, in /sys/kernel/tracing/events/pcpcache/: where
+ * pages come from the buddy allocator and go back to it, mode switches
+ * and the shrinker's scans. None is on the path of an allocation or a
+ * free that the magazine serves: a disabled event costs nothing there.
+ *
+ * Each event fires where its counter in the stats file counts, so that
+ * the events of a run add up to the counters' differences over it:
+ * pcpcache_refill events to refill (their pages to refill_pages),
+ * pcpcache_mode_switch to mode_switches, pcpcache_shrink to shrink, and
+ * the pages of pcpcache_drain to drain_pages, shrink_pages or remote_node
+ * by their why (enum pcpcache_drain_why).
+ *
+ * A change of an auto-tuned high will get its event, pcpcache_high_change
+ * (cpu, old, new, why), with the tuner that makes it: the reasons it has
+ * are the tuner's to say.
+ *
+ * trace.c defines them (CREATE_TRACE_POINTS); the module is built out of
+ * the kernel's tree, so define_trace.h finds this file through
+ * TRACE_INCLUDE_PATH "." and the -I$(src) that Kbuild gives trace.o.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM pcpcache
+
+#if !defined(_PCPCACHE_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _PCPCACHE_TRACE_H
+
+#include <linux/tracepoint.h>
+
+#include "pcpcache.h"
+
+/* The values, for tools that read the events' format files ... */
+TRACE_DEFINE_ENUM(PCPCACHE_DRAIN_HIGH);
+TRACE_DEFINE_ENUM(PCPCACHE_DRAIN_REQUEST);
+TRACE_DEFINE_ENUM(PCPCACHE_DRAIN_RECONFIG);
+TRACE_DEFINE_ENUM(PCPCACHE_DRAIN_CPU_DEAD);
+TRACE_DEFINE_ENUM(PCPCACHE_DRAIN_SHRINKER);
+TRACE_DEFINE_ENUM(PCPCACHE_DRAIN_REMOTE);
+TRACE_DEFINE_ENUM(PCPCACHE_MODE_PASSTHROUGH);
+TRACE_DEFINE_ENUM(PCPCACHE_MODE_SINGLE);
+TRACE_DEFINE_ENUM(PCPCACHE_MODE_SPLIT);
+
+/* ... and their names */
+#define pcpcache_show_why(why)						\
+	__print_symbolic(why,						\
+			 { PCPCACHE_DRAIN_HIGH, "high" },		\
+			 { PCPCACHE_DRAIN_REQUEST, "request" },		\
+			 { PCPCACHE_DRAIN_RECONFIG, "reconfig" },	\
+			 { PCPCACHE_DRAIN_CPU_DEAD, "cpu_dead" },	\
+			 { PCPCACHE_DRAIN_SHRINKER, "shrinker" },	\
+			 { PCPCACHE_DRAIN_REMOTE, "remote" })
+
+#define pcpcache_show_mode(mode)					\
+	__print_symbolic(mode,						\
+			 { PCPCACHE_MODE_PASSTHROUGH, "passthrough" },	\
+			 { PCPCACHE_MODE_SINGLE, "single" },		\
+			 { PCPCACHE_MODE_SPLIT, "split" })
+
+/*
+ * A refill of blocks of @order: @pages of the @asked (base pages, 2^@order
+ * a block) came from the buddy allocator for @cpu, the CPU that missed.
+ */
+TRACE_EVENT(pcpcache_refill,
+	    TP_PROTO(int cpu, unsigned int order, unsigned int asked,
+		     unsigned int pages, bool cold),
+	    TP_ARGS(cpu, order, asked, pages, cold),
+	    TP_STRUCT__entry(__field(int, cpu)
+			     __field(unsigned int, order)
+			     __field(unsigned int, asked)
+			     __field(unsigned int, pages)
+			     __field(bool, cold)),
+	    TP_fast_assign(__entry->cpu = cpu;
+			   __entry->order = order;
+			   __entry->asked = asked;
+			   __entry->pages = pages;
+			   __entry->cold = cold;),
+	    TP_printk("cpu=%d order=%u asked=%u pages=%u cold=%d",
+		      __entry->cpu, __entry->order, __entry->asked,
+		      __entry->pages, __entry->cold)
+);
+
+/*
+ * @pages went back to the buddy allocator from the magazine of @cpu, or,
+ * for why=remote, were not cached on @cpu. The CPU that gives them back
+ * may be another (lock=spin, CPU hotplug, the shrinker).
+ */
+TRACE_EVENT(pcpcache_drain,
+	    TP_PROTO(int cpu, unsigned int pages, enum pcpcache_drain_why why),
+	    TP_ARGS(cpu, pages, why),
+	    TP_STRUCT__entry(__field(int, cpu)
+			     __field(unsigned int, pages)
+			     __field(int, why)),
+	    TP_fast_assign(__entry->cpu = cpu;
+			   __entry->pages = pages;
+			   __entry->why = why;),
+	    TP_printk("cpu=%d pages=%u why=%s", __entry->cpu, __entry->pages,
+		      pcpcache_show_why(__entry->why))
+);
+
+/* Every CPU switched from mode @old to @new, which took @ns. */
+TRACE_EVENT(pcpcache_mode_switch,
+	    TP_PROTO(enum pcpcache_mode old, enum pcpcache_mode new, u64 ns),
+	    TP_ARGS(old, new, ns),
+	    TP_STRUCT__entry(__field(int, old)
+			     __field(int, new)
+			     __field(u64, ns)),
+	    TP_fast_assign(__entry->old = old;
+			   __entry->new = new;
+			   __entry->ns = ns;),
+	    TP_printk("old=%s new=%s ns=%llu", pcpcache_show_mode(__entry->old),
+		      pcpcache_show_mode(__entry->new), __entry->ns)
+);
+
+/*
+ * A scan of the shrinker: @asked pages of node @nid wanted, @freed given
+ * back by its end, in @ns. Under lock=local, CPUs that answer late give
+ * back more afterwards, traced as pcpcache_drain why=shrinker.
+ */
+TRACE_EVENT(pcpcache_shrink,
+	    TP_PROTO(int nid, unsigned long asked, unsigned long freed, u64 ns),
+	    TP_ARGS(nid, asked, freed, ns),
+	    TP_STRUCT__entry(__field(int, nid)
+			     __field(unsigned long, asked)
+			     __field(unsigned long, freed)
+			     __field(u64, ns)),
+	    TP_fast_assign(__entry->nid = nid;
+			   __entry->asked = asked;
+			   __entry->freed = freed;
+			   __entry->ns = ns;),
+	    TP_printk("nid=%d asked=%lu freed=%lu ns=%llu", __entry->nid,
+		      __entry->asked, __entry->freed, __entry->ns)
+);
+
+#endif /* _PCPCACHE_TRACE_H */
+
+/* Outside the guard: define_trace.h reads this file again. */
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE pcpcache_trace
+#include <trace/define_trace.h>
