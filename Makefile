@@ -45,6 +45,7 @@ all: module selftests tools
 # Userspace tools, into build/bin (which the VM puts on its PATH).
 PCPCTL_SRC := tools/pcpctl/pcpctl.c tools/pcpctl/bench.c tools/pcpctl/fault.c \
 	tools/pcpctl/args.c tools/pcpctl/files.c tools/pcpctl/set.c tools/pcpctl/json.c \
+	tools/pcpctl/stats.c \
 	selftests/pcpcache/pcpcache_util.c selftests/pcpcache/pcpcache_stress.c \
 	module/parse.c module/policy.c
 

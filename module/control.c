@@ -120,6 +120,12 @@ static size_t stats_show(const struct pcpcache_ctl *ctl, char *buf,
 	return pcpcache_stats_format(buf, size);
 }
 
+static size_t stats_percpu_show(const struct pcpcache_ctl *ctl, char *buf,
+				size_t size)
+{
+	return pcpcache_stats_percpu_format(buf, size);
+}
+
 /*
  * The longest line of pagesets: seven unsigned ints and the blocks of
  * each order, with their spaces.
@@ -238,6 +244,12 @@ const struct pcpcache_ctl pcpcache_ctls[] = {
 	{ .name = "generation", .show = generation_show },
 	{ .name = "limits", .show = limits_show },
 	{ .name = "stats", .show = stats_show },
+	/*
+	 * Not in sysfs: a binary attribute makes its text again for each
+	 * read() of a page, and a table longer than one would be torn.
+	 */
+	{ .name = "stats_percpu", .show = stats_percpu_show,
+	  .size = pcpcache_stats_percpu_size, .debugfs_only = true },
 	{ .name = "pagesets", .show = pagesets_show, .size = pagesets_size },
 	{ .name = "lock", .show = lock_show },
 	{ .name = "drain", .store = drain_store },

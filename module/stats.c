@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pcpcache counters and their one reader, the "stats" file.
+ * pcpcache counters and their readers, the files "stats" (the sums) and
+ * "stats_percpu" (each CPU's).
  *
  * Writers only ever add to their own CPU's block; readers sum every
  * possible CPU's block, so a count survives its CPU going offline.
@@ -70,25 +71,35 @@ void pcpcache_note_shrink_time(s64 ns)
 		;
 }
 
+/*
+ * Every counter of one CPU. alloc is not counted but derived, alloc_hit +
+ * alloc_miss: one counter update less on the allocation path.
+ */
+static void pcpcache_stats_cpu(int cpu, unsigned long val[PCPCACHE_NR_STATS])
+{
+	const struct pcpcache_stats *s = per_cpu_ptr(&pcpcache_stats, cpu);
+	int i;
+
+	for (i = 0; i < PCPCACHE_NR_STATS; i++)
+		val[i] = READ_ONCE(s->count[i]);
+	val[PCPCACHE_ALLOC] = val[PCPCACHE_ALLOC_HIT] + val[PCPCACHE_ALLOC_MISS];
+}
+
 /**
  * pcpcache_stats_sum - every counter, summed over all possible CPUs
  * @sum: where to put them
- *
- * alloc is not counted but derived, alloc_hit + alloc_miss: one counter
- * update less on the allocation path.
  */
 void pcpcache_stats_sum(unsigned long sum[PCPCACHE_NR_STATS])
 {
+	unsigned long val[PCPCACHE_NR_STATS];
 	int cpu, i;
 
 	memset(sum, 0, sizeof(unsigned long) * PCPCACHE_NR_STATS);
 	for_each_possible_cpu(cpu) {
-		struct pcpcache_stats *s = per_cpu_ptr(&pcpcache_stats, cpu);
-
+		pcpcache_stats_cpu(cpu, val);
 		for (i = 0; i < PCPCACHE_NR_STATS; i++)
-			sum[i] += READ_ONCE(s->count[i]);
+			sum[i] += val[i];
 	}
-	sum[PCPCACHE_ALLOC] = sum[PCPCACHE_ALLOC_HIT] + sum[PCPCACHE_ALLOC_MISS];
 }
 
 /**
@@ -123,5 +134,55 @@ size_t pcpcache_stats_format(char *buf, size_t size)
 	len += scnprintf(buf + len, size - len, "shrink_longest_us %llu\n",
 			 div_u64(atomic64_read(&pcpcache_shrink_longest),
 				 NSEC_PER_USEC));
+	return len;
+}
+
+/* The longest line of stats_percpu: a CPU and every count, with spaces. */
+#define PCPCACHE_PERCPU_LINE_MAX	(12 + PCPCACHE_NR_STATS * 21)
+
+/**
+ * pcpcache_stats_percpu_size - the room pcpcache_stats_percpu_format() needs
+ *
+ * Return: bytes for the header and a line per possible CPU.
+ */
+size_t pcpcache_stats_percpu_size(void)
+{
+	return (num_possible_cpus() + 1) * PCPCACHE_PERCPU_LINE_MAX;
+}
+
+/**
+ * pcpcache_stats_percpu_format - every counter of every possible CPU
+ * @buf: where to write them, NUL-terminated
+ * @size: the size of @buf, pcpcache_stats_percpu_size()
+ *
+ * A header line, "cpu" and the counters' names in the order of stats,
+ * then one line per possible CPU: its number and its counts, separated
+ * by single spaces. Each column adds up to the line of stats with its
+ * name. A count is made on the CPU that ran the code, which is not always
+ * the CPU whose magazine it was about: another CPU drains, shrinks and
+ * reconfigures a magazine under lock=spin, and empties that of a CPU that
+ * died. The derived values of stats (cached, held) and
+ * shrink_longest_us are not counters, and are not here.
+ *
+ * Return: the length written.
+ */
+size_t pcpcache_stats_percpu_format(char *buf, size_t size)
+{
+	unsigned long val[PCPCACHE_NR_STATS];
+	size_t len;
+	int cpu, i;
+
+	len = scnprintf(buf, size, "cpu");
+	for (i = 0; i < PCPCACHE_NR_STATS; i++)
+		len += scnprintf(buf + len, size - len, " %s",
+				 pcpcache_stat_names[i]);
+	len += scnprintf(buf + len, size - len, "\n");
+	for_each_possible_cpu(cpu) {
+		pcpcache_stats_cpu(cpu, val);
+		len += scnprintf(buf + len, size - len, "%d", cpu);
+		for (i = 0; i < PCPCACHE_NR_STATS; i++)
+			len += scnprintf(buf + len, size - len, " %lu", val[i]);
+		len += scnprintf(buf + len, size - len, "\n");
+	}
 	return len;
 }

@@ -65,5 +65,7 @@ static inline void pcpcache_count(enum pcpcache_stat item, unsigned long nr)
 void pcpcache_stats_sum(unsigned long sum[PCPCACHE_NR_STATS]);
 void pcpcache_note_shrink_time(s64 ns);
 size_t pcpcache_stats_format(char *buf, size_t size);
+size_t pcpcache_stats_percpu_size(void);
+size_t pcpcache_stats_percpu_format(char *buf, size_t size);
 
 #endif /* _PCPCACHE_STATS_H */

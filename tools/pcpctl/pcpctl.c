@@ -22,8 +22,6 @@ const char *prog = "pcpctl";
 
 /* A day: longer is more likely a typo than a plan. */
 #define STRESS_MAX_SECONDS	86400
-#define WATCH_MIN_INTERVAL	0.1
-#define WATCH_MAX_INTERVAL	3600.0
 
 static void usage(FILE *f)
 {
@@ -31,12 +29,12 @@ static void usage(FILE *f)
 		"usage: %s COMMAND [OPTIONS]\n"
 		"\n"
 		"commands:\n"
-		"  stats [--json]          the counters, with the hit rate\n"
+		"  stats [OPTIONS]         the counters, in total or per CPU, with the hit rate\n"
 		"  pagesets [--json]       per-CPU counts, high and batch\n"
 		"  mode [NAME]             show or switch the mode\n"
 		"  set KNOB=VALUE...       set knobs (and mode) all at once, or none\n"
 		"  drain                   give every cached page back\n"
-		"  watch [INTERVAL]        counters per second, like vmstat 1\n"
+		"  watch [OPTIONS]         counters per second, in total or per CPU, like vmstat 1\n"
 		"  stress [OPTIONS]        all-CPU stress with modes and knobs changing\n"
 		"  bench [OPTIONS]         the benchmarks, every mode side by side\n"
 		"  fault [OPTIONS]         page_fault1 through /dev/pcpcache and the kernel\n"
@@ -210,41 +208,6 @@ static int json_option(int argc, char **argv, const char *usage)
 	return -1;
 }
 
-static int cmd_stats(int argc, char **argv)
-{
-	long long alloc, hit;
-	struct pcp_stats st;
-	struct json js;
-	int i, json;
-
-	if (wants_help(argc, argv,
-		       "usage: pcpctl stats [--json]\n\n"
-		       "The counters of pcpcache's stats file, summed over\n"
-		       "all CPUs, with the hit rate (alloc_hit / alloc) derived;\n"
-		       "--json: one JSON object.\n"))
-		return 0;
-	json = json_option(argc, argv, "stats [--json]");
-	if (json < 0)
-		return 2;
-	if (need_pcpcache() || pcp_read_stats(&st))
-		return 1;
-	alloc = pcp_stat(&st, "alloc");
-	hit = pcp_stat(&st, "alloc_hit");
-	if (json) {
-		json_open(&js, stdout);
-		json_begin(&js, NULL, '{');
-		for (i = 0; i < st.nr; i++)
-			json_int(&js, st.name[i], st.value[i]);
-		json_num(&js, "hit_rate", alloc ? (double)hit / alloc : 0.0);
-		json_end(&js, '}');
-		return 0;
-	}
-	for (i = 0; i < st.nr; i++)
-		printf("%-16s %14lld\n", st.name[i], st.value[i]);
-	printf("%-16s %13.1f%%\n", "hit_rate", alloc ? 100.0 * hit / alloc : 0.0);
-	return 0;
-}
-
 static int cat_file(const char *name)
 {
 	char path[256], buf[65536];
@@ -350,55 +313,6 @@ static int cmd_drain(int argc, char **argv)
 		return 2;
 	}
 	return need_writable() || write_or_say("drain", "1");
-}
-
-static int cmd_watch(int argc, char **argv)
-{
-	static const char * const cols[] = {
-		"alloc", "alloc_hit", "alloc_miss", "free", "refill", "drain",
-		"buddy_alloc", "buddy_free",
-	};
-	struct pcp_stats prev, now;
-	double interval = 1;
-	struct timespec ts;
-	unsigned int i, line = 0;
-
-	if (wants_help(argc, argv,
-		       "usage: pcpctl watch [INTERVAL]\n\n"
-		       "Every INTERVAL seconds (default 1; 0.1 to 3600, like 2 or 0.5),\n"
-		       "the counters' rates per second and the pages cached, like\n"
-		       "vmstat 1. Ctrl-C stops.\n"))
-		return 0;
-	if (argc > 2) {
-		fprintf(stderr, "usage: %s watch [INTERVAL]\n", prog);
-		return 2;
-	}
-	if (argc == 2 && parse_seconds_arg("watch: INTERVAL", argv[1],
-					   WATCH_MIN_INTERVAL,
-					   WATCH_MAX_INTERVAL, &interval))
-		return 2;
-	ts.tv_sec = interval;
-	ts.tv_nsec = (interval - ts.tv_sec) * 1e9;
-	if (need_pcpcache() || pcp_read_stats(&prev))
-		return 1;
-	for (;;) {
-		nanosleep(&ts, NULL);
-		if (pcp_read_stats(&now)) {
-			fprintf(stderr, "%s: pcpcache went away\n", prog);
-			return 1;
-		}
-		if (line++ % 20 == 0) {
-			for (i = 0; i < ARRAY_SIZE(cols); i++)
-				printf("%12s", cols[i]);
-			printf("%12s\n", "cached");
-		}
-		for (i = 0; i < ARRAY_SIZE(cols); i++)
-			printf("%12.0f", (pcp_stat(&now, cols[i]) -
-					  pcp_stat(&prev, cols[i])) / interval);
-		printf("%12lld\n", pcp_stat(&now, "cached"));
-		fflush(stdout);
-		prev = now;
-	}
 }
 
 static const struct {

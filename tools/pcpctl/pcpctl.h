@@ -20,6 +20,10 @@ int cmd_bench(int argc, char **argv);
 int cmd_fault(int argc, char **argv);
 int cmd_set(int argc, char **argv);
 
+/* stats.c: stats and watch */
+int cmd_stats(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
+
 /* files.c: where pcpcache's files are */
 const char *unusable(void);
 int need_pcpcache(void);
