@@ -1,0 +1,243 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# pcpcache's trace events add up to its counters over the same run, under
+# the all-CPU stress with its controller, CPU hotplug, fault_refill and
+# the shrinker (drop_caches) at work:
+#
+# - through tracefs: refill events == refill, their pages == refill_pages,
+#   those of each order == order0..3_refill;
+#   drain events for high, request, reconfig and cpu_dead == drain, their
+#   pages == drain_pages; shrinker pages == shrink_pages; remote pages ==
+#   remote_node; mode_switch events == mode_switches; shrink events ==
+#   shrink;
+# - through perf stat -a (where perf is on PATH): the same counts, without
+#   CPU hotplug (perf stops counting on a CPU that went offline).
+#
+# Skipped, saying why, without tracefs or the events; the perf half alone
+# without perf. Needs pcpctl on PATH (the VM has it in /usr/local/bin).
+
+ksft_skip=4
+D=/sys/kernel/debug/pcpcache
+T=/sys/kernel/tracing
+E=$T/events/pcpcache
+# long enough for every kind of event under emulation, short enough for make check
+RUN_SECONDS=${PCPCACHE_TRACE_SECONDS:-5}
+n=0
+failed=0
+
+ok()   { n=$((n + 1)); echo "ok $n $*"; }
+fail() { n=$((n + 1)); echo "not ok $n $*"; failed=1; }
+skip() { n=$((n + 1)); echo "ok $n # SKIP $*"; }
+
+# The shrinker asks for pages while the stress runs, until stopped.
+shrink_loop()
+{
+	while :; do
+		echo 2 > /proc/sys/vm/drop_caches
+		sleep 0.3
+	done
+}
+
+# The stress with the shrinker at work; the shrinker stopped and done
+# before it returns, so that no scan falls outside the run.
+stress_and_shrink() # pcpctl stress options...
+{
+	shrink_loop &
+	loop=$!
+	pcpctl stress --seconds "$RUN_SECONDS" "$@" > /tmp/trace-stress.out 2>&1
+	rc=$?
+	kill $loop
+	wait $loop 2> /dev/null
+	return $rc
+}
+
+# "trace.sh --stress OPTIONS": only that, for perf stat to run
+if [ "${1:-}" = --stress ]; then
+	shift
+	stress_and_shrink "$@"
+	exit
+fi
+
+[ "$(id -u)" = 0 ] || { echo "# SKIP: needs root"; exit $ksft_skip; }
+command -v pcpctl > /dev/null || { echo "# SKIP: pcpctl is not on PATH (make puts it in build/bin)"; exit $ksft_skip; }
+modinfo pcpcache > /dev/null 2>&1 || { echo "# SKIP: modprobe cannot find pcpcache.ko"; exit $ksft_skip; }
+[ -d $T/events ] || mount -t tracefs nodev $T 2> /dev/null
+[ -d $T/events ] || { echo "# SKIP: no tracefs at $T (a kernel without CONFIG_EVENT_TRACING?)"; exit $ksft_skip; }
+
+echo "TAP version 13"
+echo "1..16"
+rmmod pcpcache 2> /dev/null
+modprobe pcpcache || { echo "Bail out! modprobe pcpcache failed"; exit 1; }
+[ -d $E ] || { echo "Bail out! pcpcache is loaded but $E is missing"; exit 1; }
+
+old_kb=$(awk '{ print $1 }' $T/buffer_size_kb)
+cleanup()
+{
+	echo 0 > $E/enable
+	echo > $T/trace
+	echo "$old_kb" > $T/buffer_size_kb
+	rmmod pcpcache 2> /dev/null
+}
+trap cleanup EXIT
+
+# counter @1 of stats after (/tmp/after) minus before (/tmp/before)
+delta()
+{
+	awk -v k="$1" 'FNR == NR && $1 == k { b = $2 } FNR != NR && $1 == k { a = $2 }
+		       END { print a - b }' /tmp/before /tmp/after
+}
+
+# Whether the events' sum @2 in file @4 ("name value" lines) equals the
+# counter @3's difference over the run.
+expect() # description events-name counter file
+{
+	got=$(awk -v k="$2" '$1 == k { print $2 }' "$4")
+	want=$(delta "$3")
+	if [ -n "$got" ] && [ "$got" = "$want" ]; then
+		ok "$1: $got == $3 delta $want"
+	else
+		fail "$1: ${got:-none} != $3 delta $want"
+	fi
+}
+
+# The events of the trace buffer, summed: "name value" lines.
+sum_trace()
+{
+	grep -v '^#' $T/trace | awk '
+	{
+		for (i = 1; i <= NF && $i !~ /^pcpcache_[a-z_]*:$/; i++)
+			;
+		ev = substr($i, 1, length($i) - 1)
+		pages = 0
+		why = ""
+		for (j = i + 1; j <= NF; j++) {
+			split($j, kv, "=")
+			if (kv[1] == "pages")
+				pages = kv[2]
+			else if (kv[1] == "why")
+				why = kv[2]
+			else if (kv[1] == "order")
+				order = kv[2]
+		}
+		n[ev]++
+		if (ev == "pcpcache_refill") {
+			refill_pages += pages
+			by_order[order]++
+		}
+		if (ev == "pcpcache_drain") {
+			by_why[why] += pages
+			if (why != "shrinker" && why != "remote") {
+				drains++
+				drain_pages += pages
+			}
+		}
+	}
+	END {
+		printf "refill %d\nrefill_pages %d\n", n["pcpcache_refill"], refill_pages
+		printf "drain %d\ndrain_pages %d\n", drains, drain_pages
+		printf "shrink_pages %d\nremote_node %d\n", by_why["shrinker"], by_why["remote"]
+		printf "mode_switches %d\nshrink %d\n", n["pcpcache_mode_switch"], n["pcpcache_shrink"]
+		for (o = 0; o < 4; o++)
+			printf "order%d_refill %d\n", o, by_order[o]
+		for (w in by_why)
+			printf "# drain pages, why=%s: %d\n", w, by_why[w]
+	}'
+}
+
+# --- tracefs ---
+echo 0 > $T/tracing_on
+echo 4096 > $T/buffer_size_kb
+echo > $T/trace
+echo 1 > $E/enable
+echo 1 > $T/tracing_on
+cp $D/stats /tmp/before
+stress_and_shrink --hotplug --fault 10
+rc=$?
+# and for certain, a CPU that goes offline with pages cached
+echo "concurrent 64 1 0" > $D/bench
+dead=$(awk -F'[-,]' '{ print $NF }' /sys/devices/system/cpu/online)
+if [ "$dead" != 0 ]; then
+	echo 0 > /sys/devices/system/cpu/cpu$dead/online
+	echo 1 > /sys/devices/system/cpu/cpu$dead/online
+fi
+# under lock=local a CPU the shrinker did not wait for answers later
+sleep 1
+cp $D/stats /tmp/after
+echo 0 > $T/tracing_on
+echo 0 > $E/enable
+sed 's/^/# /' /tmp/trace-stress.out | tail -n 4
+lost=$(cat $T/per_cpu/cpu*/stats | awk '/^(overrun|dropped events):/ { s += $NF } END { print s + 0 }')
+sum_trace > /tmp/trace-sums
+grep '^#' /tmp/trace-sums
+
+if [ $rc = 0 ] && [ "$lost" = 0 ] && [ "$(delta refill)" -gt 0 ] &&
+   [ "$(delta drain)" -gt 0 ] && [ "$(delta mode_switches)" -gt 0 ] &&
+   [ "$(delta shrink)" -gt 0 ]; then
+	ok "tracefs: the stress passed, no event lost, refills, drains, mode switches and shrinks happened"
+else
+	fail "tracefs: stress exit $rc, $lost events lost, refill $(delta refill), drain $(delta drain), mode_switches $(delta mode_switches), shrink $(delta shrink)"
+fi
+expect "tracefs: refill events" refill refill /tmp/trace-sums
+expect "tracefs: refill event pages" refill_pages refill_pages /tmp/trace-sums
+expect "tracefs: drain events (high, request, reconfig, cpu_dead)" drain drain /tmp/trace-sums
+expect "tracefs: their pages" drain_pages drain_pages /tmp/trace-sums
+expect "tracefs: drain pages, why=shrinker" shrink_pages shrink_pages /tmp/trace-sums
+expect "tracefs: drain pages, why=remote" remote_node remote_node /tmp/trace-sums
+expect "tracefs: mode_switch events" mode_switches mode_switches /tmp/trace-sums
+expect "tracefs: shrink events" shrink shrink /tmp/trace-sums
+orders=
+for o in 0 1 2 3; do
+	orders="$orders $(awk -v k=order${o}_refill '$1 == k { print $2 }' /tmp/trace-sums)/$(delta order${o}_refill)"
+done
+if echo "$orders" | awk '{ for (i = 1; i <= NF; i++) { split($i, e, "/"); if (e[1] != e[2]) bad = 1 } } END { exit bad }'; then
+	ok "tracefs: refill events of each order == order0..3_refill deltas (events/counter:$orders)"
+else
+	fail "tracefs: refill events of each order != order0..3_refill deltas (events/counter:$orders)"
+fi
+if [ "$dead" = 0 ]; then
+	skip "tracefs: a CPU that went offline with pages: why=cpu_dead (only CPU 0 is online)"
+elif grep -q "^# drain pages, why=cpu_dead: [1-9]" /tmp/trace-sums; then
+	ok "tracefs: a CPU that went offline with pages: why=cpu_dead"
+else
+	fail "tracefs: cpu$dead went offline with pages, but no drain says why=cpu_dead"
+fi
+if [ "$(ls -d /sys/devices/system/node/node* | wc -l)" -lt 2 ]; then
+	skip "tracefs: pages of another node: why=remote (one NUMA node)"
+elif [ "$(delta remote_node)" -gt 0 ]; then
+	ok "tracefs: pages of another node: why=remote"
+else
+	fail "tracefs: two NUMA nodes, but no page of another node in the stress"
+fi
+
+# --- perf ---
+if ! command -v perf > /dev/null; then
+	for what in refill drain mode_switch shrink; do
+		skip "perf: $what events (no perf on PATH; Debian's is in linux-perf)"
+	done
+	exit $failed
+fi
+# the numbers of the reasons that do not count as drains, from the format
+fmt=$E/pcpcache_drain/format
+not_drains=$(sed -n 's/.*{ \([0-9]*\), "shrinker" }.*{ \([0-9]*\), "remote" }.*/why != \1 \&\& why != \2/p' $fmt)
+cp $D/stats /tmp/before
+perf stat -a -x, -o /tmp/perf.csv -e pcpcache:pcpcache_refill \
+	-e pcpcache:pcpcache_mode_switch -e pcpcache:pcpcache_shrink \
+	-e pcpcache:pcpcache_drain --filter "$not_drains" \
+	-- sh "$0" --stress --fault 10 > /tmp/perf.out 2>&1
+rc=$?
+cp $D/stats /tmp/after
+sed 's/^/# /' /tmp/trace-stress.out | tail -n 4
+grep -v '^#' /tmp/perf.csv | sed 's/^/# /'
+awk -F, '$3 ~ /^pcpcache:pcpcache_/ { sub(/^pcpcache:pcpcache_/, "", $3); print $3, $1 }' \
+	/tmp/perf.csv | sed 's/^mode_switch /mode_switches /' > /tmp/perf-sums
+if [ $rc != 0 ]; then
+	sed 's/^/# /' /tmp/perf.out
+	fail "perf stat -a -e pcpcache:... -- pcpctl stress: exit $rc"
+	exit $failed
+fi
+expect "perf: refill events" refill refill /tmp/perf-sums
+expect "perf: drain events (filter: $not_drains)" drain drain /tmp/perf-sums
+expect "perf: mode_switch events" mode_switches mode_switches /tmp/perf-sums
+expect "perf: shrink events" shrink shrink /tmp/perf-sums
+exit $failed
