@@ -5,31 +5,12 @@
 # all-or-nothing "set", clear errors, and the "bench" file under it.
 # Needs pcpctl on PATH (the VM has it in /usr/local/bin).
 
-ksft_skip=4
+. "$(dirname "$0")/pcpcache_lib.sh"
 D=/sys/kernel/debug/pcpcache
 S=/sys/kernel/mm/pcpcache
-json_check=$(cd "$(dirname "$0")" && pwd)/json_check
-n=0
-failed=0
 
-ok()   { n=$((n + 1)); echo "ok $n $*"; }
-fail() { n=$((n + 1)); echo "not ok $n $*"; failed=1; }
-check() # description command...
-{
-	desc=$1
-	shift
-	if "$@" > /tmp/pcpctl.out 2>&1; then
-		ok "$desc"
-	else
-		sed 's/^/# /' /tmp/pcpctl.out
-		fail "$desc"
-	fi
-}
-
-[ "$(id -u)" = 0 ] || { echo "# SKIP: needs root"; exit $ksft_skip; }
-command -v pcpctl > /dev/null || { echo "# SKIP: pcpctl is not on PATH (make puts it in build/bin)"; exit $ksft_skip; }
-[ -x "$json_check" ] || { echo "# SKIP: no $json_check (make builds it with the selftests)"; exit $ksft_skip; }
-modinfo pcpcache > /dev/null 2>&1 || { echo "# SKIP: modprobe cannot find pcpcache.ko"; exit $ksft_skip; }
+need_pcpctl_and_module
+need_json_check
 
 echo "TAP version 13"
 # the plan counts itself: one test per check line of this file

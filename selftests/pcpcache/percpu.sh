@@ -7,32 +7,13 @@
 # (watch). Bad options are refused with one line and exit 2.
 # Needs pcpctl on PATH (the VM has it in /usr/local/bin).
 
-ksft_skip=4
+. "$(dirname "$0")/pcpcache_lib.sh"
 D=/sys/kernel/debug/pcpcache
 F=$D/stats_percpu
 S=/sys/kernel/mm/pcpcache/stats_percpu
-json_check=$(cd "$(dirname "$0")" && pwd)/json_check
-n=0
-failed=0
 
-ok()   { n=$((n + 1)); echo "ok $n $*"; }
-fail() { n=$((n + 1)); echo "not ok $n $*"; failed=1; }
-check() # description command...
-{
-	desc=$1
-	shift
-	if "$@" > /tmp/percpu.out 2>&1; then
-		ok "$desc"
-	else
-		sed 's/^/# /' /tmp/percpu.out
-		fail "$desc"
-	fi
-}
-
-[ "$(id -u)" = 0 ] || { echo "# SKIP: needs root"; exit $ksft_skip; }
-command -v pcpctl > /dev/null || { echo "# SKIP: pcpctl is not on PATH (make puts it in build/bin)"; exit $ksft_skip; }
-[ -x "$json_check" ] || { echo "# SKIP: no $json_check (make builds it with the selftests)"; exit $ksft_skip; }
-modinfo pcpcache > /dev/null 2>&1 || { echo "# SKIP: modprobe cannot find pcpcache.ko"; exit $ksft_skip; }
+need_pcpctl_and_module
+need_json_check
 
 # The number of CPUs in a list like 0-3,6 (the possible or online ones).
 cpus_in() # file

@@ -17,18 +17,12 @@
 # Skipped, saying why, without tracefs or the events; the perf half alone
 # without perf. Needs pcpctl on PATH (the VM has it in /usr/local/bin).
 
-ksft_skip=4
+. "$(dirname "$0")/pcpcache_lib.sh"
 D=/sys/kernel/debug/pcpcache
 T=/sys/kernel/tracing
 E=$T/events/pcpcache
 # long enough for every kind of event under emulation, short enough for make check
 RUN_SECONDS=${PCPCACHE_TRACE_SECONDS:-5}
-n=0
-failed=0
-
-ok()   { n=$((n + 1)); echo "ok $n $*"; }
-fail() { n=$((n + 1)); echo "not ok $n $*"; failed=1; }
-skip() { n=$((n + 1)); echo "ok $n # SKIP $*"; }
 
 # The shrinker asks for pages while the stress runs, until stopped.
 shrink_loop()
@@ -59,9 +53,7 @@ if [ "${1:-}" = --stress ]; then
 	exit
 fi
 
-[ "$(id -u)" = 0 ] || { echo "# SKIP: needs root"; exit $ksft_skip; }
-command -v pcpctl > /dev/null || { echo "# SKIP: pcpctl is not on PATH (make puts it in build/bin)"; exit $ksft_skip; }
-modinfo pcpcache > /dev/null 2>&1 || { echo "# SKIP: modprobe cannot find pcpcache.ko"; exit $ksft_skip; }
+need_pcpctl_and_module
 [ -d $T/events ] || mount -t tracefs nodev $T 2> /dev/null
 [ -d $T/events ] || { echo "# SKIP: no tracefs at $T (a kernel without CONFIG_EVENT_TRACING?)"; exit $ksft_skip; }
 
