@@ -575,7 +575,7 @@ static int write_and_check(const char *file, const char *knob, int rounds,
  * other: each copies, changes and commits the configuration under one
  * lock, so the setting the other one names is never put back.
  */
-TEST_F(knobs, config_and_knob_writes_never_undo_each_other)
+TEST_F_TIMEOUT(knobs, config_and_knob_writes_never_undo_each_other, 300)
 {
 	const int rounds = 400;
 	int status, lost;

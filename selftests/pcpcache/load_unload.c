@@ -149,7 +149,7 @@ TEST_F(pcpcache, knob_parameters_set_knobs)
 }
 
 /* Each bad value fails the load and the kernel log names the parameter. */
-TEST_F(pcpcache, bad_knob_parameters_fail_load)
+TEST_F_TIMEOUT(pcpcache, bad_knob_parameters_fail_load, 300)
 {
 	static const char * const bad[][2] = {
 		{ "batch=0", "batch" },
@@ -303,7 +303,7 @@ TEST_F(pcpcache, modprobe_d_options_apply)
 	EXPECT_EQ(186, val);
 }
 
-TEST_F(pcpcache, reload_cycles)
+TEST_F_TIMEOUT(pcpcache, reload_cycles, 300)
 {
 	int i;
 

@@ -332,13 +332,37 @@ static void catch_signal(int sig)
 }
 
 /*
- * A child blocked in a request that would run for minutes; a signal a
- * second later must end it with what was done, or EINTR. The child's exit
- * status says which: 0 partial, 1 EINTR, 2 it ran to the end, 3 error.
+ * Whether @pid sleeps in system call @nr, from /proc/PID/syscall ("running"
+ * while it runs, its number first while it sleeps in one).
  */
-static int interrupted_child(void (*request)(void), int sig)
+static bool sleeps_in_syscall(pid_t pid, long nr)
 {
-	int status;
+	char path[64], line[32];
+	int fd, len;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	len = read(fd, line, sizeof(line) - 1);
+	close(fd);
+	if (len <= 0)
+		return false;
+	line[len] = '\0';
+	return strtol(line, NULL, 10) == nr && line[0] != 'r';
+}
+
+/*
+ * A child blocked in a request (system call @nr) that would run for
+ * minutes; a signal soon after it is under way must end it with what was
+ * done, or EINTR. The signal goes as soon as the child sleeps in the
+ * request, since a fixed delay can outlast one on a fast machine, or after
+ * a second for a request that never sleeps. The child's exit status says
+ * which: 0 partial, 1 EINTR, 2 it ran to the end, 3 error.
+ */
+static int interrupted_child(void (*request)(void), long nr, int sig)
+{
+	int status, i;
 	pid_t child = fork();
 
 	if (child < 0)
@@ -348,7 +372,13 @@ static int interrupted_child(void (*request)(void), int sig)
 		request();
 		_exit(3);
 	}
-	sleep(1);
+	for (i = 0; i < 1000 && !sleeps_in_syscall(child, nr); i++) {
+		if (waitpid(child, &status, WNOHANG) == child)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+		usleep(1000);
+	}
+	/* some work done, for a partial result to show */
+	usleep(100000);
 	kill(child, sig);
 	if (waitpid(child, &status, 0) != child || !WIFEXITED(status))
 		return -1;
@@ -369,7 +399,7 @@ static void huge_cycle(void)
 
 TEST_F(safety, signal_stops_a_huge_cycle)
 {
-	int rc = interrupted_child(huge_cycle, SIGUSR1);
+	int rc = interrupted_child(huge_cycle, SYS_ioctl, SIGUSR1);
 
 	EXPECT_EQ(0, rc) {
 		TH_LOG("the cycle %s", rc == 2 ? "ran to its end" :
@@ -399,7 +429,7 @@ TEST_F(safety, sigint_stops_a_benchmark)
 
 	if (pcp_nr_cpus() < 2)
 		SKIP(return, "the switch benchmark needs two CPUs");
-	rc = interrupted_child(long_bench, SIGINT);
+	rc = interrupted_child(long_bench, SYS_write, SIGINT);
 	EXPECT_EQ(1, rc) {
 		TH_LOG("the benchmark %s", rc == 2 ? "ran to its end" : "failed");
 	}

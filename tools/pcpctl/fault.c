@@ -140,8 +140,12 @@ static int one_pass(const struct cell *c)
 	p = mmap(NULL, c->bytes, PROT_READ | PROT_WRITE, flags, c->dev, 0);
 	if (p == MAP_FAILED)
 		return -errno;
-	/* order-0 faults, as the device's: no transparent huge pages */
-	if (c->dev < 0 && madvise(p, c->bytes, MADV_NOHUGEPAGE)) {
+	/*
+	 * order-0 faults, as the device's: no transparent huge pages; a
+	 * kernel built without them refuses the advice with EINVAL
+	 */
+	if (c->dev < 0 && madvise(p, c->bytes, MADV_NOHUGEPAGE) &&
+	    errno != EINVAL) {
 		munmap(p, c->bytes);
 		return -errno;
 	}

@@ -20,10 +20,10 @@ sh /root/designs.sh
 echo "1..3"
 # fail_page_alloc: 10% of the allocations of the tasks that ask for it
 # (task-filter; the stress's workers set their make-it-fail once started),
-# not their user pages (ignore-gfp-highmem), within 2000 failures.
+# not their user pages (ignore-gfp-highmem), within 2000 failures a run:
+# the count left is shared, so each design starts with its own.
 echo 10 > $F/probability
 echo 1 > $F/interval
-echo 2000 > $F/times
 echo Y > $F/task-filter
 echo Y > $F/ignore-gfp-highmem
 echo N > $F/ignore-gfp-wait
@@ -33,6 +33,7 @@ n=0
 for lock in local spin; do
 	n=$((n + 1))
 	echo "options pcpcache lock=$lock" > /etc/modprobe.d/pcpcache-lock.conf
+	echo 2000 > $F/times
 	(cd /kselftest/pcpcache && exec ./stress -d 20 -f 0 -n -a) > /tmp/fail.tap 2>&1
 	rc=$?
 	sed 's/^/# /' /tmp/fail.tap
