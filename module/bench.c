@@ -23,6 +23,12 @@
  *   shrink     CPU 0 asks the shrinker's scan for K pages of its node NR
  *              times (a, b as switch) while the other CPUs run alloc/free
  *              pairs, which refill what it takes
+ *   phased     every online CPU at once: five phases of rounds of a burst
+ *              (K times 1, 8, 2, 32 and 4 blocks allocated, then freed),
+ *              each phase moving about NR blocks, an idle gap of 100 ms
+ *              after each (a: the cycles of the allocations and frees,
+ *              ops: both; b, of the first CPU only: the most pages cached
+ *              in all magazines at the end of one of its rounds)
  *
  * A signal to the writer stops the run early; the write then fails with
  * EINTR.
@@ -36,6 +42,7 @@
  */
 #include <linux/completion.h>
 #include <linux/cpu.h>
+#include <linux/delay.h>
 #include <linux/kernel.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
@@ -67,13 +74,19 @@ static unsigned int bench_order(unsigned int flags)
 
 enum bench_test {
 	BENCH_SEQ, BENCH_PAIR, BENCH_CONCURRENT, BENCH_HOTNESS, BENCH_COUNTER,
-	BENCH_STATS, BENCH_SWITCH, BENCH_DRAIN, BENCH_SHRINK, BENCH_NR_TESTS,
+	BENCH_STATS, BENCH_SWITCH, BENCH_DRAIN, BENCH_SHRINK, BENCH_PHASED,
+	BENCH_NR_TESTS,
 };
 
 static const char * const bench_names[BENCH_NR_TESTS] = {
 	"seq", "pair", "concurrent", "hotness", "counter", "stats", "switch",
-	"drain", "shrink",
+	"drain", "shrink", "phased",
 };
+
+/* phased: each phase's burst, in multiples of K, and the gap after it */
+static const unsigned int bench_phase_scale[] = { 1, 8, 2, 32, 4 };
+#define BENCH_PHASE_MOST	32
+#define BENCH_PHASE_GAP_MS	100
 
 /* Timed loops look at the stop flag this often, to stay cheap. */
 #define BENCH_ABORT_EVERY	256
@@ -238,6 +251,42 @@ static void bench_hotness(struct bench_run *run, struct bench_result *r)
 	kvfree(pages);
 }
 
+/* High and low traffic in turn, for a high that follows it (high=auto). */
+static void bench_phased(struct bench_run *run, struct bench_result *r)
+{
+	unsigned int p, i, j, got, burst, rounds;
+	struct page **pages;
+	cycles_t t0;
+
+	pages = kvmalloc_array(run->k * BENCH_PHASE_MOST, sizeof(*pages),
+			       GFP_KERNEL);
+	if (!pages)
+		return;
+	for (p = 0; p < ARRAY_SIZE(bench_phase_scale); p++) {
+		burst = run->k * bench_phase_scale[p];
+		rounds = max(run->nr / burst, 1U);
+		for (i = 0; i < rounds && !READ_ONCE(bench_abort); i++) {
+			t0 = get_cycles();
+			for (got = 0, j = 0; j < burst; j++) {
+				pages[got] = bench_alloc(r, run->flags);
+				if (pages[got])
+					got++;
+			}
+			for (j = 0; j < got; j++)
+				bench_free(r, pages[j], run->flags);
+			r->a += get_cycles() - t0;
+			r->ops += 2 * got;
+			if (r == &run->results[0])
+				r->b = max_t(u64, r->b,
+					     pcpcache_cached_pages(NUMA_NO_NODE));
+		}
+		if (READ_ONCE(bench_abort))
+			break;
+		msleep(BENCH_PHASE_GAP_MS);
+	}
+	kvfree(pages);
+}
+
 static void bench_counter_updates(struct bench_run *run,
 				  struct bench_result *r)
 {
@@ -312,7 +361,7 @@ static bool bench_background(enum bench_test test)
 static bool bench_all_cpus(enum bench_test test)
 {
 	return test == BENCH_CONCURRENT || test == BENCH_HOTNESS ||
-	       bench_background(test);
+	       test == BENCH_PHASED || bench_background(test);
 }
 
 /*
@@ -327,6 +376,8 @@ static unsigned int bench_thread_pages(const struct bench_run *run)
 		return run->nr;
 	case BENCH_HOTNESS:
 		return run->k;
+	case BENCH_PHASED:
+		return run->k * BENCH_PHASE_MOST;
 	case BENCH_COUNTER:
 		return 0;
 	default:
@@ -368,6 +419,9 @@ static int bench_thread(void *data)
 			break;
 		case BENCH_HOTNESS:
 			bench_hotness(run, r);
+			break;
+		case BENCH_PHASED:
+			bench_phased(run, r);
 			break;
 		case BENCH_COUNTER:
 			bench_counter_updates(run, r);
@@ -485,6 +539,7 @@ static int bench_parse(const char *buf, size_t len, struct bench_run *run)
 	/* K is pages per scan for shrink, blocks at most NR for the others */
 	if (!run->nr || run->nr > BENCH_MAX_NR || !run->k ||
 	    run->k > BENCH_MAX_NR || (test != BENCH_SHRINK && run->k > run->nr) ||
+	    (test == BENCH_PHASED && run->k > BENCH_MAX_NR / BENCH_PHASE_MOST) ||
 	    run->flags & ~BENCH_FLAGS)
 		return -EINVAL;
 	run->test = test;

@@ -29,6 +29,8 @@ struct pcpcache_config pcpcache_config = {
 	.high		= PCPCACHE_DEFAULT_HIGH,
 	.cold_batch	= PCPCACHE_DEFAULT_COLD_BATCH,
 	.cold_high	= PCPCACHE_DEFAULT_COLD_HIGH,
+	.high_min	= PCPCACHE_DEFAULT_HIGH_MIN,
+	.high_max	= PCPCACHE_DEFAULT_HIGH_MAX,
 };
 
 static const struct pcpcache_config pcpcache_defaults = {
@@ -36,6 +38,8 @@ static const struct pcpcache_config pcpcache_defaults = {
 	.high		= PCPCACHE_DEFAULT_HIGH,
 	.cold_batch	= PCPCACHE_DEFAULT_COLD_BATCH,
 	.cold_high	= PCPCACHE_DEFAULT_COLD_HIGH,
+	.high_min	= PCPCACHE_DEFAULT_HIGH_MIN,
+	.high_max	= PCPCACHE_DEFAULT_HIGH_MAX,
 };
 
 static DEFINE_MUTEX(pcpcache_config_mutex);
@@ -204,9 +208,9 @@ static void pcpcache_fit_to_cpus(struct work_struct *work)
 	cfg = pcpcache_config;
 	limit = pcpcache_limit();
 	if (pcpcache_config_fit(&cfg, limit) && !pcpcache_commit(&cfg))
-		pr_info("%u CPUs online: high %u, cold_high %u, batch %u, cold_batch %u fit %lu pages per CPU\n",
+		pr_info("%u CPUs online: high %u, cold_high %u, batch %u, cold_batch %u, high_min %u, high_max %u fit %lu pages per CPU\n",
 			num_online_cpus(), cfg.high, cfg.cold_high, cfg.batch,
-			cfg.cold_batch, limit);
+			cfg.cold_batch, cfg.high_min, cfg.high_max, limit);
 	mutex_unlock(&pcpcache_config_mutex);
 }
 
@@ -229,7 +233,9 @@ static bool pcpcache_knobs_default(const struct pcpcache_config *cfg)
 	return cfg->batch == pcpcache_defaults.batch &&
 	       cfg->high == pcpcache_defaults.high &&
 	       cfg->cold_batch == pcpcache_defaults.cold_batch &&
-	       cfg->cold_high == pcpcache_defaults.cold_high;
+	       cfg->cold_high == pcpcache_defaults.cold_high &&
+	       cfg->high_min == pcpcache_defaults.high_min &&
+	       cfg->high_max == pcpcache_defaults.high_max;
 }
 
 /**

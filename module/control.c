@@ -50,17 +50,59 @@ static int knob_store(const struct pcpcache_ctl *ctl, const char *buf,
 	return err ? err : pcpcache_set_knob(ctl->knob, val);
 }
 
+/* high's value: "auto", or the number. */
+static size_t high_format(const struct pcpcache_config *cfg, char *buf,
+			  size_t size)
+{
+	if (cfg->high_auto)
+		return scnprintf(buf, size, "%s", PCPCACHE_HIGH_AUTO);
+	return scnprintf(buf, size, "%u", cfg->high);
+}
+
+static size_t high_show(const struct pcpcache_ctl *ctl, char *buf,
+			size_t size)
+{
+	struct pcpcache_config cfg;
+	size_t len;
+
+	pcpcache_get_config(&cfg);
+	len = high_format(&cfg, buf, size);
+	return len + scnprintf(buf + len, size - len, "\n");
+}
+
+static int high_edit(struct pcpcache_config *cfg, void *arg)
+{
+	const struct pcpcache_word *word = arg;
+
+	return pcpcache_parse_high(cfg, word->s, word->len);
+}
+
+/* A number fixes high; "auto" lets each CPU's move with its traffic. */
+static int high_store(const struct pcpcache_ctl *ctl, const char *buf,
+		      size_t len)
+{
+	struct pcpcache_word word;
+
+	if (pcpcache_split(buf, len, &word, 1) < 0)
+		return -EINVAL;
+	return pcpcache_edit_config(high_edit, &word);
+}
+
 /* The whole configuration on one line, to read or to set at once. */
 static size_t config_show(const struct pcpcache_ctl *ctl, char *buf,
 			  size_t size)
 {
 	struct pcpcache_config cfg;
+	size_t len;
 
 	pcpcache_get_config(&cfg);
-	return scnprintf(buf, size,
-			 "mode=%s batch=%u high=%u cold_batch=%u cold_high=%u\n",
-			 pcpcache_mode_name(cfg.mode), cfg.batch, cfg.high,
-			 cfg.cold_batch, cfg.cold_high);
+	len = scnprintf(buf, size, "mode=%s batch=%u high=",
+			pcpcache_mode_name(cfg.mode), cfg.batch);
+	len += high_format(&cfg, buf + len, size - len);
+	return len + scnprintf(buf + len, size - len,
+			       " cold_batch=%u cold_high=%u high_min=%u high_max=%u\n",
+			       cfg.cold_batch, cfg.cold_high, cfg.high_min,
+			       cfg.high_max);
 }
 
 struct config_text {
@@ -237,9 +279,11 @@ static int fault_refill_store(const struct pcpcache_ctl *ctl, const char *buf,
 const struct pcpcache_ctl pcpcache_ctls[] = {
 	{ .name = "mode", .show = mode_show, .store = mode_store },
 	PCPCACHE_CTL_KNOB("batch", PCPCACHE_KNOB_BATCH),
-	PCPCACHE_CTL_KNOB("high", PCPCACHE_KNOB_HIGH),
+	{ .name = "high", .show = high_show, .store = high_store },
 	PCPCACHE_CTL_KNOB("cold_batch", PCPCACHE_KNOB_COLD_BATCH),
 	PCPCACHE_CTL_KNOB("cold_high", PCPCACHE_KNOB_COLD_HIGH),
+	PCPCACHE_CTL_KNOB("high_min", PCPCACHE_KNOB_HIGH_MIN),
+	PCPCACHE_CTL_KNOB("high_max", PCPCACHE_KNOB_HIGH_MAX),
 	{ .name = "config", .show = config_show, .store = config_store },
 	{ .name = "generation", .show = generation_show },
 	{ .name = "limits", .show = limits_show },

@@ -384,18 +384,26 @@ static __always_inline void pcpcache_prep_cached(struct page *page,
 		pcpcache_clear_cached(page, order);
 }
 
-/* The blocks of @order a refill of this CPU's list for @cold takes; 0 in passthrough. */
+/*
+ * The blocks of @order a refill of this CPU's list for @cold takes; 0 in
+ * passthrough. A refill of the hot list raises an auto-tuned high.
+ */
 static unsigned int pcpcache_refill_batch(unsigned int order, bool cold)
 {
 	struct pcpcache_list *list;
 	struct pcpcache_cpu *pc;
 	unsigned long flags;
 	unsigned int batch;
+	bool grew = false;
 
 	pc = pcpcache_lock_this_cpu(&flags);
 	list = mag_list(&pc->mag, cold);
 	batch = list ? mag_batch(list->batch, order) : 0;
+	if (list == &pc->mag.lists[PCPCACHE_LIST_HOT])
+		grew = mag_high_grow(&pc->mag);
 	pcpcache_unlock_this_cpu(pc, flags);
+	if (grew)
+		pcpcache_count(PCPCACHE_HIGH_GREW, 1);
 	return batch;
 }
 

@@ -58,7 +58,12 @@ static void list_init(struct pcpcache_list *list, unsigned int batch,
 void mag_init(struct pcpcache_mag *mag, const struct pcpcache_config *cfg)
 {
 	WRITE_ONCE(mag->mode, cfg->mode);
-	list_init(&mag->lists[PCPCACHE_LIST_HOT], cfg->batch, cfg->high);
+	mag->high_auto = cfg->high_auto;
+	mag->high_cut = false;
+	mag->high_min = cfg->high_min;
+	mag->high_max = cfg->high_max;
+	list_init(&mag->lists[PCPCACHE_LIST_HOT], cfg->batch,
+		  cfg->high_auto ? cfg->high_min : cfg->high);
 	list_init(&mag->lists[PCPCACHE_LIST_COLD], cfg->cold_batch, cfg->cold_high);
 }
 
@@ -198,6 +203,23 @@ unsigned int mag_trim_to_high(struct pcpcache_list *list,
 	return cut_pages(list, FROM_LARGEST, list->count - list->high, max, cut);
 }
 
+/*
+ * The (hot) list's high under a new configuration: the fixed one; or,
+ * auto-tuned, where it was if it was auto-tuned already, within the new
+ * range, else the range's bottom.
+ */
+static unsigned int mag_new_high(const struct pcpcache_mag *mag,
+				 const struct pcpcache_config *cfg)
+{
+	unsigned int high = mag->lists[PCPCACHE_LIST_HOT].high;
+
+	if (!cfg->high_auto)
+		return cfg->high;
+	if (!mag->high_auto || high < cfg->high_min)
+		return cfg->high_min;
+	return high > cfg->high_max ? cfg->high_max : high;
+}
+
 /**
  * mag_reconfigure - switch a magazine to a new mode and new limits
  * @mag: the magazine
@@ -234,8 +256,11 @@ unsigned int mag_reconfigure(struct pcpcache_mag *mag,
 
 	/* read without the lock by the passthrough check in core.c */
 	WRITE_ONCE(mag->mode, cfg->mode);
-	list_set_limits(hot, cfg->batch, cfg->high);
+	list_set_limits(hot, cfg->batch, mag_new_high(mag, cfg));
 	list_set_limits(cold, cfg->cold_batch, cfg->cold_high);
+	mag->high_auto = cfg->high_auto;
+	mag->high_min = cfg->high_min;
+	mag->high_max = cfg->high_max;
 	return nr;
 }
 
@@ -305,6 +330,75 @@ unsigned int mag_shrink(struct pcpcache_mag *mag, unsigned int nr,
 		moved += cut_pages(&mag->lists[i], FROM_LARGEST, nr - moved,
 				   nr - moved, cut);
 	return moved;
+}
+
+/**
+ * mag_high_grow - raise an auto-tuned high after a refill of the hot list
+ * @mag: the magazine
+ *
+ * By a batch, to high_max at most; not after a cut until the next decay
+ * tick.
+ *
+ * Return: true when the high moved.
+ */
+bool mag_high_grow(struct pcpcache_mag *mag)
+{
+	struct pcpcache_list *list = &mag->lists[PCPCACHE_LIST_HOT];
+	unsigned int high = list->high + list->batch;
+
+	if (!mag->high_auto || mag->high_cut || list->high >= mag->high_max)
+		return false;
+	WRITE_ONCE(list->high, high < mag->high_max ? high : mag->high_max);
+	return true;
+}
+
+/**
+ * mag_high_decay - lower an auto-tuned high, once a decay tick
+ * @mag: the magazine
+ *
+ * To the highest of: count - batch << PCPCACHE_DECAY_BATCH_SCALE, high
+ * less an eighth, and high_min; the caller then trims to it. A tick also
+ * lets the high grow again after a cut.
+ *
+ * Return: true when the high moved.
+ */
+bool mag_high_decay(struct pcpcache_mag *mag)
+{
+	struct pcpcache_list *list = &mag->lists[PCPCACHE_LIST_HOT];
+	unsigned long long busy = list->batch;
+	unsigned int high = list->high - list->high / 8;
+
+	busy <<= PCPCACHE_DECAY_BATCH_SCALE;
+	mag->high_cut = false;
+	if (!mag->high_auto)
+		return false;
+	if (list->count > busy && list->count - busy > high)
+		high = list->count - busy;
+	if (high < mag->high_min)
+		high = mag->high_min;
+	if (high >= list->high)
+		return false;
+	WRITE_ONCE(list->high, high);
+	return true;
+}
+
+/**
+ * mag_high_cut - drop an auto-tuned high to high_min: memory is short
+ * @mag: the magazine
+ *
+ * Return: true when the high moved.
+ */
+bool mag_high_cut(struct pcpcache_mag *mag)
+{
+	struct pcpcache_list *list = &mag->lists[PCPCACHE_LIST_HOT];
+
+	if (!mag->high_auto)
+		return false;
+	mag->high_cut = true;
+	if (list->high == mag->high_min)
+		return false;
+	WRITE_ONCE(list->high, mag->high_min);
+	return true;
 }
 
 /**

@@ -42,10 +42,27 @@ struct pcpcache_list {
 	unsigned int high;		/* drain once count exceeds this */
 };
 
+/*
+ * With high auto-tuned, the (hot) list's high moves between high_min and
+ * high_max: up a batch on a refill, down an eighth a decay tick, to
+ * high_min when the shrinker asks, as the kernel's since 6.7 (the "mm:
+ * PCP high auto-tuning" series). It does not grow again until the next
+ * decay tick after a cut, as the kernel's stops while reclaim runs.
+ */
 struct pcpcache_mag {
 	enum pcpcache_mode mode;
+	bool high_auto;
+	bool high_cut;			/* cut since the last decay tick */
+	unsigned int high_min, high_max;
 	struct pcpcache_list lists[PCPCACHE_NR_LISTS];
 };
+
+/*
+ * A decay tick never takes high below count - batch << this, so that a
+ * busy CPU keeps what it uses; the kernel's CONFIG_PCP_BATCH_SCALE_MAX,
+ * 5 by default.
+ */
+#define PCPCACHE_DECAY_BATCH_SCALE	5
 
 /* Blocks cut off a magazine, by order, for the caller to give back. */
 struct pcpcache_cut {
@@ -70,6 +87,9 @@ unsigned int mag_drain(struct pcpcache_mag *mag, struct pcpcache_cut *cut);
 unsigned int mag_shrink(struct pcpcache_mag *mag, unsigned int nr,
 			struct pcpcache_cut *cut);
 unsigned int mag_count(const struct pcpcache_mag *mag);
+bool mag_high_grow(struct pcpcache_mag *mag);
+bool mag_high_decay(struct pcpcache_mag *mag);
+bool mag_high_cut(struct pcpcache_mag *mag);
 
 /**
  * mag_batch - the blocks of one order a refill takes

@@ -75,12 +75,41 @@ module_param_cb(mode, &mode_param_ops, &pcpcache_config.mode, 0444);
 MODULE_PARM_DESC(mode, "caching mode: passthrough, single (default) or split");
 module_param_named(batch, pcpcache_config.batch, uint, 0444);
 MODULE_PARM_DESC(batch, "pages per refill and drain of the (hot) list (default 63)");
-module_param_named(high, pcpcache_config.high, uint, 0444);
-MODULE_PARM_DESC(high, "pages the (hot) list holds before it drains (default 378)");
+static int high_param_set(const char *val, const struct kernel_param *kp)
+{
+	struct pcpcache_config *cfg = kp->arg;
+	struct pcpcache_config parsed = *cfg;
+
+	if (pcpcache_parse_high(&parsed, val, strcspn(val, "\n")))
+		return -EINVAL;
+	*cfg = parsed;
+	return 0;
+}
+
+static int high_param_get(char *buffer, const struct kernel_param *kp)
+{
+	const struct pcpcache_config *cfg = kp->arg;
+
+	if (cfg->high_auto)
+		return sysfs_emit(buffer, "%s\n", PCPCACHE_HIGH_AUTO);
+	return sysfs_emit(buffer, "%u\n", cfg->high);
+}
+
+static const struct kernel_param_ops high_param_ops = {
+	.set	= high_param_set,
+	.get	= high_param_get,
+};
+
+module_param_cb(high, &high_param_ops, &pcpcache_config, 0444);
+MODULE_PARM_DESC(high, "pages the (hot) list holds before it drains (default 378), or auto");
 module_param_named(cold_batch, pcpcache_config.cold_batch, uint, 0444);
 MODULE_PARM_DESC(cold_batch, "pages per refill and drain of the cold list, split mode (default 31)");
 module_param_named(cold_high, pcpcache_config.cold_high, uint, 0444);
 MODULE_PARM_DESC(cold_high, "pages the cold list holds before it drains, split mode (default 126)");
+module_param_named(high_min, pcpcache_config.high_min, uint, 0444);
+MODULE_PARM_DESC(high_min, "the least an auto-tuned high goes to (default 378)");
+module_param_named(high_max, pcpcache_config.high_max, uint, 0444);
+MODULE_PARM_DESC(high_max, "the most an auto-tuned high goes to (default 1134)");
 module_param_cb(lock, &lock_param_ops, NULL, 0444);
 MODULE_PARM_DESC(lock, "locking design: local (default; before 6.0) or spin (6.0 on); needs a reload to change");
 

@@ -92,6 +92,8 @@ static const char * const pcpcache_knob_names[PCPCACHE_NR_KNOBS] = {
 	[PCPCACHE_KNOB_HIGH]		= "high",
 	[PCPCACHE_KNOB_COLD_BATCH]	= "cold_batch",
 	[PCPCACHE_KNOB_COLD_HIGH]	= "cold_high",
+	[PCPCACHE_KNOB_HIGH_MIN]	= "high_min",
+	[PCPCACHE_KNOB_HIGH_MAX]	= "high_max",
 };
 
 const char *pcpcache_knob_name(enum pcpcache_knob knob)
@@ -120,6 +122,10 @@ unsigned int *pcpcache_knob(struct pcpcache_config *cfg,
 		return &cfg->cold_batch;
 	case PCPCACHE_KNOB_COLD_HIGH:
 		return &cfg->cold_high;
+	case PCPCACHE_KNOB_HIGH_MIN:
+		return &cfg->high_min;
+	case PCPCACHE_KNOB_HIGH_MAX:
+		return &cfg->high_max;
 	default:
 		return NULL;
 	}
@@ -141,15 +147,27 @@ unsigned long pcpcache_max_per_cpu(unsigned long ram_pages,
 	return ram_pages / PCPCACHE_RAM_SHARE / nr_cpus;
 }
 
+/* The least and the most a CPU's high may be: high, or auto's range. */
+static unsigned int low_high(const struct pcpcache_config *cfg)
+{
+	return cfg->high_auto ? cfg->high_min : cfg->high;
+}
+
+static unsigned int top_high(const struct pcpcache_config *cfg)
+{
+	return cfg->high_auto ? cfg->high_max : cfg->high;
+}
+
 /**
  * pcpcache_config_check - check a configuration against the rules
  * @cfg: the configuration
  * @max_per_cpu: the bound from pcpcache_max_per_cpu()
  *
  * The rules: a known mode, 1 <= batch <= high, 1 <= cold_batch <= cold_high,
- * both batches at most PCPCACHE_MAX_BATCH, and high + cold_high <=
- * @max_per_cpu. They hold in every mode, so a mode switch never needs a
- * knob to change.
+ * both batches at most PCPCACHE_MAX_BATCH, high + cold_high <=
+ * @max_per_cpu, and 1 <= high_min <= high_max. With high_auto, high_min
+ * takes high's place in the first rule and high_max in the sum. They hold
+ * in every mode, so a mode switch never needs a knob to change.
  *
  * Return: NULL when @cfg obeys them, else the name of the first setting
  * found at fault (for a sum too large, the larger of the two highs).
@@ -157,17 +175,21 @@ unsigned long pcpcache_max_per_cpu(unsigned long ram_pages,
 const char *pcpcache_config_check(const struct pcpcache_config *cfg,
 				  unsigned long max_per_cpu)
 {
+	const char *high = cfg->high_auto ? "high_max" : "high";
+
 	if ((unsigned int)cfg->mode >= PCPCACHE_NR_MODES)
 		return "mode";
-	if (cfg->batch < 1 || cfg->batch > cfg->high ||
+	if (cfg->high_min < 1 || cfg->high_min > cfg->high_max)
+		return "high_min";
+	if (cfg->batch < 1 || cfg->batch > low_high(cfg) ||
 	    cfg->batch > PCPCACHE_MAX_BATCH)
 		return "batch";
 	if (cfg->cold_batch < 1 || cfg->cold_batch > cfg->cold_high ||
 	    cfg->cold_batch > PCPCACHE_MAX_BATCH)
 		return "cold_batch";
 	/* in 64 bits, where two unsigned ints cannot overflow */
-	if ((unsigned long long)cfg->high + cfg->cold_high > max_per_cpu)
-		return cfg->high >= cfg->cold_high ? "high" : "cold_high";
+	if ((unsigned long long)top_high(cfg) + cfg->cold_high > max_per_cpu)
+		return top_high(cfg) >= cfg->cold_high ? high : "cold_high";
 	return NULL;
 }
 
@@ -176,8 +198,9 @@ const char *pcpcache_config_check(const struct pcpcache_config *cfg,
  * @cfg: the configuration, changed in place
  * @max_per_cpu: the bound on high + cold_high
  *
- * high and cold_high keep their proportion, each at least 1; a batch
- * larger than its new high is cut to it.
+ * high (high_max under high_auto) and cold_high keep their proportion,
+ * each at least 1; a high_min above the new high_max, and a batch above
+ * its new high (or high_min), are cut to it.
  *
  * Return: true when @cfg was changed and now fits; false when it fitted
  * already, or cannot fit (a bound below 2).
@@ -185,23 +208,54 @@ const char *pcpcache_config_check(const struct pcpcache_config *cfg,
 bool pcpcache_config_fit(struct pcpcache_config *cfg,
 			 unsigned long max_per_cpu)
 {
-	unsigned long long total = (unsigned long long)cfg->high + cfg->cold_high;
+	unsigned long long total = (unsigned long long)top_high(cfg) + cfg->cold_high;
 	unsigned long long high;
 
 	if (total <= max_per_cpu || max_per_cpu < 2)
 		return false;
-	high = cfg->high * (unsigned long long)max_per_cpu / total;
+	high = top_high(cfg) * (unsigned long long)max_per_cpu / total;
 	if (high < 1)
 		high = 1;
 	if (high > max_per_cpu - 1)
 		high = max_per_cpu - 1;
-	cfg->high = high;
+	if (cfg->high_auto)
+		cfg->high_max = high;
+	else
+		cfg->high = high;
+	if (cfg->high_min > cfg->high_max)
+		cfg->high_min = cfg->high_max;
 	cfg->cold_high = max_per_cpu - high;
-	if (cfg->batch > cfg->high)
-		cfg->batch = cfg->high;
+	if (cfg->batch > low_high(cfg))
+		cfg->batch = low_high(cfg);
 	if (cfg->cold_batch > cfg->cold_high)
 		cfg->cold_batch = cfg->cold_high;
 	return true;
+}
+
+/**
+ * pcpcache_parse_high - apply a value written for high to a configuration
+ * @cfg: the configuration to change
+ * @s: "auto", or a number (parse.h), not NUL-terminated
+ * @len: its length
+ *
+ * "auto" turns auto-tuning on; a number sets high and turns it off.
+ *
+ * Return: 0, or -EINVAL with @cfg unchanged.
+ */
+int pcpcache_parse_high(struct pcpcache_config *cfg, const char *s, size_t len)
+{
+	unsigned int high;
+
+	if (len == strlen(PCPCACHE_HIGH_AUTO) &&
+	    !memcmp(s, PCPCACHE_HIGH_AUTO, len)) {
+		cfg->high_auto = true;
+		return 0;
+	}
+	if (pcpcache_parse_number(s, len, &high))
+		return -EINVAL;
+	cfg->high = high;
+	cfg->high_auto = false;
+	return 0;
 }
 
 /* Apply one "key=value" word to @cfg; which key (knob, or NR_KNOBS for mode). */
@@ -227,7 +281,11 @@ static int parse_setting(struct pcpcache_config *cfg,
 		return PCPCACHE_NR_KNOBS;
 	}
 	k = pcpcache_word_match(&key, pcpcache_knob_names, PCPCACHE_NR_KNOBS);
-	if (k < 0 || pcpcache_parse_number(val.s, val.len, pcpcache_knob(cfg, k)))
+	if (k < 0)
+		return -EINVAL;
+	if (k == PCPCACHE_KNOB_HIGH)
+		return pcpcache_parse_high(cfg, val.s, val.len) ? -EINVAL : k;
+	if (pcpcache_parse_number(val.s, val.len, pcpcache_knob(cfg, k)))
 		return -EINVAL;
 	return k;
 }

@@ -26,7 +26,9 @@ enum pcpcache_mode {
 /*
  * What a writer may change at run time. batch and high belong to the one
  * list of single mode, which is the hot list of split mode; the cold pair
- * is used in split mode only. Defaults: 2.6.23 on a large zone.
+ * is used in split mode only. Defaults: 2.6.23 on a large zone. With
+ * high_auto, each CPU's high moves between high_min and high_max with its
+ * traffic, as the kernel's since 6.7, and high itself is not used.
  */
 struct pcpcache_config {
 	enum pcpcache_mode mode;
@@ -34,6 +36,9 @@ struct pcpcache_config {
 	unsigned int high;
 	unsigned int cold_batch;
 	unsigned int cold_high;
+	unsigned int high_min;
+	unsigned int high_max;
+	bool high_auto;
 };
 
 /* The numeric settings, each a file in debugfs and a module parameter. */
@@ -42,6 +47,8 @@ enum pcpcache_knob {
 	PCPCACHE_KNOB_HIGH,
 	PCPCACHE_KNOB_COLD_BATCH,
 	PCPCACHE_KNOB_COLD_HIGH,
+	PCPCACHE_KNOB_HIGH_MIN,
+	PCPCACHE_KNOB_HIGH_MAX,
 	PCPCACHE_NR_KNOBS,
 };
 
@@ -49,6 +56,16 @@ enum pcpcache_knob {
 #define PCPCACHE_DEFAULT_HIGH		(6 * PCPCACHE_DEFAULT_BATCH)
 #define PCPCACHE_DEFAULT_COLD_BATCH	(PCPCACHE_DEFAULT_BATCH / 2)
 #define PCPCACHE_DEFAULT_COLD_HIGH	(2 * PCPCACHE_DEFAULT_BATCH)
+/*
+ * high=auto: from the fixed default, as the kernel's high_min is its old
+ * high, up to three times it, so that an idle CPU decays back (an eighth
+ * a second) within 9 seconds.
+ */
+#define PCPCACHE_DEFAULT_HIGH_MIN	PCPCACHE_DEFAULT_HIGH
+#define PCPCACHE_DEFAULT_HIGH_MAX	(3 * PCPCACHE_DEFAULT_HIGH)
+
+/* The word written to high (and in config) for auto-tuning. */
+#define PCPCACHE_HIGH_AUTO		"auto"
 
 /*
  * A drain walks batch pages with interrupts off; keep that walk short
@@ -73,5 +90,6 @@ bool pcpcache_config_fit(struct pcpcache_config *cfg,
 			 unsigned long max_per_cpu);
 int pcpcache_config_parse(struct pcpcache_config *cfg, const char *buf,
 			  size_t len);
+int pcpcache_parse_high(struct pcpcache_config *cfg, const char *s, size_t len);
 
 #endif /* _PCPCACHE_POLICY_H */

@@ -53,6 +53,9 @@
 /* How long a shrinker scan waits for the other CPUs of its node. */
 #define PCPCACHE_SHRINK_WAIT_MS	10
 
+/* How often an auto-tuned high decays, as the kernel's vmstat interval. */
+#define PCPCACHE_DECAY_INTERVAL	HZ
+
 /* How a magazine is reached from the CPU we run on. */
 enum pcpcache_reach {
 	PCPCACHE_REACH_OWN,	/* the CPU we run on, under its own lock */
@@ -74,6 +77,7 @@ struct pcpcache_cpu_requests {
 	struct pcpcache_request rq;	/* under the configuration mutex */
 	struct work_struct drain_work;	/* drains, for memory going offline */
 	struct work_struct shrink_work;	/* gives back @shrink_want pages */
+	struct delayed_work decay_work;	/* decays an auto-tuned high */
 	atomic_long_t shrink_want;
 	atomic_long_t shrunk;		/* given back, for a scan to collect */
 	atomic_t asked_round;		/* the last round that queued it */
@@ -193,6 +197,7 @@ static unsigned long pcpcache_shrink_mag(int cpu, enum pcpcache_reach how,
 	struct pcpcache_cpu *pc;
 	unsigned long flags;
 	int mag_cpu;
+	bool cut;
 
 	mag_cut_init(&out);
 	do {
@@ -200,11 +205,16 @@ static unsigned long pcpcache_shrink_mag(int cpu, enum pcpcache_reach how,
 		pc = pcpcache_reach_lock(cpu, how, &flags);
 		mag_cpu = pcpcache_reach_cpu(cpu, how);
 		step = 0;
+		cut = false;
 		/* a magazine holds only pages of its CPU's nearest memory */
-		if (pcpcache_reach_node(cpu, how) == nid)
+		if (pcpcache_reach_node(cpu, how) == nid) {
+			cut = mag_high_cut(&pc->mag);
 			step = mag_shrink(&pc->mag, want, &out);
+		}
 		pcpcache_reach_unlock(pc, how, flags);
 		pcpcache_give_back_drained(&out, mag_cpu, PCPCACHE_DRAIN_SHRINKER);
+		if (cut)
+			pcpcache_count(PCPCACHE_HIGH_CUT, 1);
 		freed += step;
 	} while (step >= want && freed < nr);
 
@@ -218,6 +228,53 @@ static void pcpcache_request_work(struct work_struct *work)
 		container_of(work, struct pcpcache_cpu_requests, work);
 
 	pcpcache_carry_out(0, PCPCACHE_REACH_OWN, &r->rq);
+}
+
+/*
+ * An auto-tuned high's decay tick, on its CPU, every
+ * PCPCACHE_DECAY_INTERVAL while auto-tuning is on: a deferrable timer, so
+ * that an idle CPU is not woken for it; the tick it misses is taken when
+ * it wakes. The lowered high is reached in steps, as a reconfiguration's.
+ */
+static void pcpcache_decay_work(struct work_struct *work)
+{
+	struct pcpcache_cpu_requests *r = container_of(to_delayed_work(work),
+			struct pcpcache_cpu_requests, decay_work);
+	struct pcpcache_cut out;
+	struct pcpcache_cpu *pc;
+	unsigned int trimmed;
+	unsigned long flags;
+	bool decayed, again;
+
+	/* its CPU went down: it is armed again when the CPU comes back */
+	if (raw_smp_processor_id() != r->cpu)
+		return;
+	mag_cut_init(&out);
+	pc = pcpcache_lock_this_cpu(&flags);
+	decayed = mag_high_decay(&pc->mag);
+	again = pc->mag.high_auto;
+	pcpcache_unlock_this_cpu(pc, flags);
+	if (decayed)
+		pcpcache_count(PCPCACHE_HIGH_DECAYED, 1);
+	do {
+		pc = pcpcache_lock_this_cpu(&flags);
+		trimmed = mag_trim_excess(&pc->mag, &out, PCPCACHE_MAX_BATCH);
+		pcpcache_unlock_this_cpu(pc, flags);
+		pcpcache_give_back_drained(&out, r->cpu, PCPCACHE_DRAIN_HIGH);
+	} while (trimmed);
+	if (again)
+		queue_delayed_work_on(r->cpu, pcpcache_wq, &r->decay_work,
+				      PCPCACHE_DECAY_INTERVAL);
+}
+
+/* Start @cpu's decay ticks, if auto-tuning is on and they are not running. */
+static void pcpcache_decay_arm(int cpu, const struct pcpcache_config *cfg)
+{
+	struct pcpcache_cpu_requests *r = per_cpu_ptr(&pcpcache_requests, cpu);
+
+	if (cfg->high_auto && cpu_online(cpu))
+		queue_delayed_work_on(cpu, pcpcache_wq, &r->decay_work,
+				      PCPCACHE_DECAY_INTERVAL);
 }
 
 /* The drain of pcpcache_drain_all_async(), on the CPU it was queued on. */
@@ -300,6 +357,8 @@ void pcpcache_request_all(const struct pcpcache_config *cfg, bool drain)
 
 	for_each_cpu(cpu, &pcpcache_queued)
 		flush_work(&per_cpu_ptr(&pcpcache_requests, cpu)->work);
+	for_each_online_cpu(cpu)
+		pcpcache_decay_arm(cpu, cfg);
 }
 
 /* How hotplug's callbacks reach the magazine of a CPU that runs nothing. */
@@ -345,11 +404,11 @@ int pcpcache_cpu_online(unsigned int cpu)
 		.why = PCPCACHE_DRAIN_RECONFIG,
 	};
 
-	if (!pcpcache_spin_design()) {
-		mutex_lock(&pcpcache_hotplug_mutex);
+	mutex_lock(&pcpcache_hotplug_mutex);
+	if (!pcpcache_spin_design())
 		pcpcache_carry_out(cpu, PCPCACHE_REACH_OWN, &rq);
-		mutex_unlock(&pcpcache_hotplug_mutex);
-	}
+	pcpcache_decay_arm(cpu, &pcpcache_up_config);
+	mutex_unlock(&pcpcache_hotplug_mutex);
 	pcpcache_config_cpus_changed();
 	return 0;
 }
@@ -623,6 +682,7 @@ int pcpcache_request_init(const struct pcpcache_config *cfg)
 		INIT_WORK(&r->work, pcpcache_request_work);
 		INIT_WORK(&r->drain_work, pcpcache_drain_work);
 		INIT_WORK(&r->shrink_work, pcpcache_shrink_work);
+		INIT_DEFERRABLE_WORK(&r->decay_work, pcpcache_decay_work);
 		atomic_long_set(&r->shrink_want, 0);
 		atomic_long_set(&r->shrunk, 0);
 		atomic_set(&r->asked_round, 0);
@@ -634,9 +694,14 @@ int pcpcache_request_init(const struct pcpcache_config *cfg)
 /**
  * pcpcache_request_exit - free what pcpcache_request_init() set up
  *
- * Every magazine is empty by now, and nothing is queued any more.
+ * Every magazine is empty by now, and nothing else queues work: the decay
+ * ticks, which queue themselves again, are stopped here.
  */
 void pcpcache_request_exit(void)
 {
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		cancel_delayed_work_sync(&per_cpu_ptr(&pcpcache_requests, cpu)->decay_work);
 	destroy_workqueue(pcpcache_wq);
 }

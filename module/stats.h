@@ -39,6 +39,9 @@ enum pcpcache_stat {
 	PCPCACHE_REFUSED_OTHER,	/* ... of a zone, cgroup or sharer we avoid */
 	PCPCACHE_SHRINK_SKIPPED, /* CPUs a shrinker scan did not wait for */
 	PCPCACHE_MEMORY_OFFLINE, /* drains because memory went offline */
+	PCPCACHE_HIGH_GREW,	/* an auto-tuned high grew on a refill */
+	PCPCACHE_HIGH_DECAYED,	/* ... decayed on a tick */
+	PCPCACHE_HIGH_CUT,	/* ... was cut for the shrinker */
 	/* blocks, one counter per order 0 to PCPCACHE_NR_ORDERS - 1 each */
 	PCPCACHE_ORDER_HIT,		/* handed out from a magazine */
 	PCPCACHE_ORDER_MISS = PCPCACHE_ORDER_HIT + PCPCACHE_NR_ORDERS,

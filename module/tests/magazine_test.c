@@ -22,6 +22,7 @@ struct tpage {
 static const struct pcpcache_config defaults = {
 	.mode = PCPCACHE_MODE_SINGLE,
 	.batch = 4, .high = 8, .cold_batch = 2, .cold_high = 4,
+	.high_min = 8, .high_max = 24,
 };
 
 static int id_of(struct list_head *node)
@@ -493,6 +494,82 @@ TEST_F(mag, cuts_take_the_largest_order_first)
 	EXPECT_TRUE(conserved(&self->mag, &self->cut, 6, order_of));
 }
 
+/* high=auto: from high_min, up a batch a refill, down on decay or cut. */
+TEST_F(mag, auto_high_moves_within_its_range)
+{
+	struct pcpcache_list *list = &self->mag.lists[PCPCACHE_LIST_HOT];
+	struct pcpcache_config cfg = defaults;
+
+	cfg.high_auto = true;
+	cfg.high_min = 8;
+	cfg.high_max = 18;
+	mag_reconfigure(&self->mag, &cfg, &self->cut);
+	EXPECT_EQ(8U, list->high);
+	EXPECT_TRUE(mag_high_grow(&self->mag));
+	EXPECT_TRUE(mag_high_grow(&self->mag));
+	EXPECT_EQ(16U, list->high);
+	EXPECT_TRUE(mag_high_grow(&self->mag));
+	EXPECT_EQ(18U, list->high);
+	EXPECT_FALSE(mag_high_grow(&self->mag));
+
+	/* an idle CPU: an eighth a tick, down to high_min */
+	EXPECT_TRUE(mag_high_decay(&self->mag));
+	EXPECT_EQ(16U, list->high);
+	EXPECT_TRUE(mag_high_decay(&self->mag));
+	EXPECT_EQ(14U, list->high);
+	while (mag_high_decay(&self->mag))
+		;
+	EXPECT_EQ(8U, list->high);
+
+	/* a cut: high_min, and no growth until the next tick */
+	EXPECT_TRUE(mag_high_grow(&self->mag));
+	EXPECT_TRUE(mag_high_cut(&self->mag));
+	EXPECT_EQ(8U, list->high);
+	EXPECT_FALSE(mag_high_grow(&self->mag));
+	EXPECT_FALSE(mag_high_decay(&self->mag));
+	EXPECT_TRUE(mag_high_grow(&self->mag));
+	EXPECT_EQ(12U, list->high);
+
+	/* a narrower range keeps the high within it; a number fixes it */
+	cfg.high_max = 10;
+	mag_reconfigure(&self->mag, &cfg, &self->cut);
+	EXPECT_EQ(10U, list->high);
+	cfg.high_auto = false;
+	cfg.high = 30;
+	mag_reconfigure(&self->mag, &cfg, &self->cut);
+	EXPECT_EQ(30U, list->high);
+	EXPECT_FALSE(mag_high_grow(&self->mag));
+	EXPECT_FALSE(mag_high_decay(&self->mag));
+	EXPECT_FALSE(mag_high_cut(&self->mag));
+	/* back to auto: from the bottom */
+	cfg.high_auto = true;
+	mag_reconfigure(&self->mag, &cfg, &self->cut);
+	EXPECT_EQ(8U, list->high);
+}
+
+/* A busy CPU's high decays no lower than count - batch << 5. */
+TEST_F(mag, auto_high_decay_spares_a_busy_cpu)
+{
+	struct pcpcache_list *list = &self->mag.lists[PCPCACHE_LIST_HOT];
+	struct pcpcache_config cfg = defaults;
+
+	cfg.batch = 1;
+	cfg.high_auto = true;
+	cfg.high_min = 2;
+	cfg.high_max = 60;
+	mag_reconfigure(&self->mag, &cfg, &self->cut);
+	while (mag_high_grow(&self->mag))
+		;
+	put_range(&self->mag, self->pages, 0, 50, false);
+	/* 50 - (1 << 5) = 18 < 60 - 60 / 8 = 53: the eighth wins */
+	EXPECT_TRUE(mag_high_decay(&self->mag));
+	EXPECT_EQ(53U, list->high);
+	while (mag_high_decay(&self->mag))
+		;
+	/* then count - 32 = 18 holds it */
+	EXPECT_EQ(18U, list->high);
+}
+
 TEST(batch_scales_down_by_order)
 {
 	EXPECT_EQ(63U, mag_batch(63, 0));
@@ -509,24 +586,33 @@ TEST(config_rules)
 		unsigned long max;
 		const char *bad;
 	} cases[] = {
-		{ { 1, 63, 378, 31, 126 }, 504, NULL },
-		{ { 1, 63, 378, 31, 126 }, 503, "high" },
-		{ { 1, 1, 1, 1, 1 }, 2, NULL },
-		{ { 2, 1, 1, 1, 1 }, 2, NULL },
-		{ { 0, 1, 1, 1, 1 }, 2, NULL },
-		{ { 3, 1, 1, 1, 1 }, 2, "mode" },
-		{ { -1, 1, 1, 1, 1 }, 2, "mode" },
-		{ { 1, 0, 8, 1, 1 }, 100, "batch" },
-		{ { 1, 9, 8, 1, 1 }, 100, "batch" },
-		{ { 1, 8, 8, 0, 4 }, 100, "cold_batch" },
-		{ { 1, 8, 8, 5, 4 }, 100, "cold_batch" },
-		{ { 1, 8, 8, 4, 96 }, 100, "cold_high" },
-		{ { 1, 8, 8, 4, 92 }, 100, NULL },
-		{ { 1, 4096, 8192, 4096, 4096 }, 100000, NULL },
-		{ { 1, 4097, 8192, 1, 1 }, 100000, "batch" },
-		{ { 1, 1, 8192, 4097, 8192 }, 100000, "cold_batch" },
-		{ { 1, 1, UINT_MAX, 1, UINT_MAX }, ULONG_MAX, NULL },
-		{ { 1, 1, UINT_MAX, 1, UINT_MAX }, 2UL * UINT_MAX - 1, "high" },
+		{ { 1, 63, 378, 31, 126, 1, 1 }, 504, NULL },
+		{ { 1, 63, 378, 31, 126, 1, 1 }, 503, "high" },
+		{ { 1, 1, 1, 1, 1, 1, 1 }, 2, NULL },
+		{ { 2, 1, 1, 1, 1, 1, 1 }, 2, NULL },
+		{ { 0, 1, 1, 1, 1, 1, 1 }, 2, NULL },
+		{ { 3, 1, 1, 1, 1, 1, 1 }, 2, "mode" },
+		{ { -1, 1, 1, 1, 1, 1, 1 }, 2, "mode" },
+		{ { 1, 0, 8, 1, 1, 1, 1 }, 100, "batch" },
+		{ { 1, 9, 8, 1, 1, 1, 1 }, 100, "batch" },
+		{ { 1, 8, 8, 0, 4, 1, 1 }, 100, "cold_batch" },
+		{ { 1, 8, 8, 5, 4, 1, 1 }, 100, "cold_batch" },
+		{ { 1, 8, 8, 4, 96, 1, 1 }, 100, "cold_high" },
+		{ { 1, 8, 8, 4, 92, 1, 1 }, 100, NULL },
+		{ { 1, 4096, 8192, 4096, 4096, 1, 1 }, 100000, NULL },
+		{ { 1, 4097, 8192, 1, 1, 1, 1 }, 100000, "batch" },
+		{ { 1, 1, 8192, 4097, 8192, 1, 1 }, 100000, "cold_batch" },
+		{ { 1, 1, UINT_MAX, 1, UINT_MAX, 1, 1 }, ULONG_MAX, NULL },
+		{ { 1, 1, UINT_MAX, 1, UINT_MAX, 1, 1 }, 2UL * UINT_MAX - 1, "high" },
+		/* high_min <= high_max always; auto: batch <= high_min ... */
+		{ { 1, 63, 378, 31, 126, 10, 9 }, 100000, "high_min" },
+		{ { 1, 63, 378, 31, 126, 0, 9 }, 100000, "high_min" },
+		{ { 1, 63, 1, 31, 126, 62, 1000, true }, 100000, "batch" },
+		{ { 1, 63, 1, 31, 126, 63, 1000, true }, 100000, NULL },
+		/* ... and high_max + cold_high within the bound */
+		{ { 1, 63, 1, 31, 126, 378, 1134, true }, 1260, NULL },
+		{ { 1, 63, 1, 31, 126, 378, 1134, true }, 1259, "high_max" },
+		{ { 1, 63, 99999, 31, 126, 378, 1134, true }, 1260, NULL },
 	};
 	unsigned int i;
 
@@ -543,6 +629,16 @@ TEST(config_rules)
 	}
 }
 
+/* Field by field: a struct's padding is nobody's business. */
+static bool same_config(const struct pcpcache_config *a,
+			const struct pcpcache_config *b)
+{
+	return a->mode == b->mode && a->batch == b->batch &&
+	       a->high == b->high && a->cold_batch == b->cold_batch &&
+	       a->cold_high == b->cold_high && a->high_min == b->high_min &&
+	       a->high_max == b->high_max && a->high_auto == b->high_auto;
+}
+
 /* Cut to a bound: the proportion kept, each high at least 1. */
 TEST(config_fit)
 {
@@ -551,13 +647,18 @@ TEST(config_fit)
 		unsigned long max;
 		bool changed;
 	} cases[] = {
-		{ { 1, 63, 378, 31, 126 }, { 1, 63, 378, 31, 126 }, 504, false },
-		{ { 1, 63, 378, 31, 126 }, { 1, 63, 345, 31, 116 }, 461, true },
-		{ { 1, 63, 378, 31, 126 }, { 1, 63, 96, 31, 32 }, 128, true },
-		{ { 1, 63, 378, 31, 126 }, { 1, 1, 1, 1, 1 }, 2, true },
-		{ { 1, 63, 378, 31, 126 }, { 1, 63, 378, 31, 126 }, 1, false },
-		{ { 2, 10, 10, 1, 1000 }, { 2, 1, 1, 1, 99 }, 100, true },
-		{ { 0, 4, UINT_MAX, 4, UINT_MAX }, { 0, 4, 500, 4, 500 }, 1000, true },
+		{ { 1, 63, 378, 31, 126, 1, 1 }, { 1, 63, 378, 31, 126, 1, 1 }, 504, false },
+		{ { 1, 63, 378, 31, 126, 1, 1 }, { 1, 63, 345, 31, 116, 1, 1 }, 461, true },
+		{ { 1, 63, 378, 31, 126, 1, 1 }, { 1, 63, 96, 31, 32, 1, 1 }, 128, true },
+		{ { 1, 63, 378, 31, 126, 1, 1 }, { 1, 1, 1, 1, 1, 1, 1 }, 2, true },
+		{ { 1, 63, 378, 31, 126, 1, 1 }, { 1, 63, 378, 31, 126, 1, 1 }, 1, false },
+		{ { 2, 10, 10, 1, 1000, 1, 1 }, { 2, 1, 1, 1, 99, 1, 1 }, 100, true },
+		{ { 0, 4, UINT_MAX, 4, UINT_MAX, 1, 1 }, { 0, 4, 500, 4, 500, 1, 1 }, 1000, true },
+		/* auto: high_max takes high's place, high_min and batch follow */
+		{ { 1, 63, 378, 31, 126, 378, 1134, true },
+		  { 1, 63, 378, 31, 121, 378, 1087, true }, 1208, true },
+		{ { 1, 63, 378, 31, 126, 378, 1134, true },
+		  { 1, 9, 378, 1, 1, 9, 9, true }, 10, true },
 	};
 	unsigned int i;
 
@@ -566,7 +667,7 @@ TEST(config_fit)
 		const struct pcpcache_config *want = &cases[i].want;
 
 		EXPECT_EQ(cases[i].changed, pcpcache_config_fit(&cfg, cases[i].max));
-		EXPECT_TRUE(!memcmp(&cfg, want, sizeof(cfg))) {
+		EXPECT_TRUE(same_config(&cfg, want)) {
 			TH_LOG("case %u: got %u %u %u %u", i, cfg.batch,
 			       cfg.high, cfg.cold_batch, cfg.cold_high);
 		}
@@ -593,9 +694,9 @@ TEST(max_per_cpu)
 
 TEST(knobs)
 {
-	struct pcpcache_config cfg = { 1, 10, 20, 30, 40 };
+	struct pcpcache_config cfg = { 1, 10, 20, 30, 40, 50, 60 };
 	const char * const names[] = { "batch", "high", "cold_batch",
-				       "cold_high" };
+				       "cold_high", "high_min", "high_max" };
 	int k;
 
 	for (k = 0; k < PCPCACHE_NR_KNOBS; k++) {

@@ -40,7 +40,7 @@ result $rc "pcpctl bench --reps 1 runs to the end on $(($(sed -n 's/MemTotal: *\
 "$json_check" < /tmp/full.json
 result $? "... its stdout is one JSON object"
 missing=
-for b in 1 2 3 4 5 6; do
+for b in 1 2 3 4 5 6 7 8; do
 	grep -q "\"number\": $b," /tmp/full.json || missing="$missing $b"
 done
 [ -z "$missing" ] && grep -q '"targets": \[' /tmp/full.json

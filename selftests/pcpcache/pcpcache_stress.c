@@ -256,7 +256,7 @@ static void *worker_main(void *arg)
  */
 struct ctl_state {
 	int mode;
-	unsigned int knob[4];	/* batch, high, cold_batch, cold_high */
+	unsigned int knob[4];	/* batch, high (0: auto), cold_batch, cold_high */
 	unsigned long gen;
 	char text[256];		/* the config file, as read */
 };
@@ -272,7 +272,7 @@ static const char * const ctl_modes[] = { "passthrough", "single", "split" };
  */
 static int ctl_read(struct ctl_state *st)
 {
-	char path[256], mode[32];
+	char path[256], mode[32], high[16];
 	long before, after = -1;
 	int i, tries;
 
@@ -286,10 +286,12 @@ static int ctl_read(struct ctl_state *st)
 			break;
 	}
 	if (before != after ||
-	    sscanf(st->text, "mode=%31s batch=%u high=%u cold_batch=%u cold_high=%u",
-		   mode, &st->knob[0], &st->knob[1], &st->knob[2],
+	    sscanf(st->text, "mode=%31s batch=%u high=%15s cold_batch=%u cold_high=%u",
+		   mode, &st->knob[0], high, &st->knob[2],
 		   &st->knob[3]) != 5)
 		return -EINVAL;
+	/* high=auto is kept as 0, which no number written to high can be */
+	st->knob[1] = strcmp(high, "auto") ? strtoul(high, NULL, 10) : 0;
 	st->gen = after;
 	st->mode = -1;
 	for (i = 0; i < 3; i++)
@@ -369,6 +371,34 @@ static void ctl_set_mode(struct stress *s, struct ctl_state *st, int mode)
 	snprintf(what, sizeof(what), "mode <- %s", ctl_modes[mode]);
 	if (!ctl_written(s, st, pcp_write("mode", ctl_modes[mode]), what))
 		st->mode = mode;
+}
+
+/*
+ * Turn high=auto on, with batch lowered to high_min if it is over, as one
+ * write; left alone where high_max and cold_high would not fit the limit.
+ * A number written to high later (ctl_set_pair writes high first, since
+ * any batch is over 0) turns it off again.
+ */
+static void ctl_set_auto(struct stress *s, struct ctl_state *st,
+			 unsigned long limit)
+{
+	long high_min, high_max;
+	char buf[64];
+	unsigned int b;
+
+	if (pcp_read_long("high_min", &high_min) ||
+	    pcp_read_long("high_max", &high_max)) {
+		fail(s, "controller: cannot read high_min and high_max");
+		return;
+	}
+	if ((unsigned long)high_max + st->knob[3] > limit)
+		return;
+	b = st->knob[0] < high_min ? st->knob[0] : high_min;
+	snprintf(buf, sizeof(buf), "batch=%u high=auto", b);
+	if (!ctl_written(s, st, pcp_write("config", buf), "high <- auto")) {
+		st->knob[0] = b;
+		st->knob[1] = 0;
+	}
 }
 
 /* A write that breaks a rule, made from @st: its file and value. */
@@ -526,6 +556,9 @@ static void *controller_main(void *arg)
 			ctl_set_pair(s, &st, 0, b, h);
 			break;
 		case 5:
+			/* under auto, cold_high + high_max must fit the limit */
+			if (!st.knob[1])
+				break;
 			b = pick(&seed, 1, 128);
 			h = pick(&seed, b, b > max_cold ? b : max_cold);
 			ctl_set_pair(s, &st, 2, b, h);
@@ -536,6 +569,12 @@ static void *controller_main(void *arg)
 		case 8:
 			if (s->opts->hotplug) {
 				ctl_hotplug(s, &seed);
+				break;
+			}
+			/* fall through */
+		case 9:
+			if (pick(&seed, 0, 1)) {
+				ctl_set_auto(s, &st, limit);
 				break;
 			}
 			/* fall through */

@@ -51,7 +51,7 @@ bad_options()
 	stress|extra
 	bench --only|1-3
 	bench --only|0
-	bench --only|7
+	bench --only|9
 	bench --only|1,,2
 	bench --only|
 	bench --reps|3x
@@ -131,7 +131,7 @@ check "set refuses +8, 0x8 and a mode not named exactly" sh -c '
 		pcpctl set "$a" 2> /dev/null; test $? = 1 || { echo "$a"; exit 1; }
 	done'
 check "set applies several at once" pcpctl set mode=split batch=8 high=64
-check "... all of them" test "$(cat $D/config)" = "mode=split batch=8 high=64 cold_batch=31 cold_high=126"
+check "... all of them" test "$(cat $D/config)" = "mode=split batch=8 high=64 cold_batch=31 cold_high=126 high_min=378 high_max=1134"
 check "mode refuses a bad name" sh -c 'pcpctl mode bogus; test $? = 1'
 check "mode switches" sh -c 'pcpctl mode single && pcpctl mode | grep -q "\[single\]"'
 check "stats --json is JSON, with the hit rate" sh -c '
@@ -193,11 +193,11 @@ check "bench file: every test runs" sh -c '
 	for t in "seq 100 1 0" "pair 100 1 4" "pair 100 1 48" "counter 1000 1 0"; do
 		echo "$t" > '$D'/bench && test $(wc -l < '$D'/bench) = 1 || { echo "$t"; exit 1; }
 	done
-	for t in "concurrent 100 1 0" "hotness 64 16 3" "hotness 64 16 7" "stats 10 1 0" "switch 4 1 0" "drain 4 1 0" "shrink 4 512 0"; do
+	for t in "concurrent 100 1 0" "hotness 64 16 3" "hotness 64 16 7" "stats 10 1 0" "switch 4 1 0" "drain 4 1 0" "shrink 4 512 0" "phased 64 2 0"; do
 		echo "$t" > '$D'/bench && test $(wc -l < '$D'/bench) = $(nproc) || { echo "$t"; exit 1; }
 	done'
 check "bench file: bad requests fail" sh -c '
-	for t in "bogus 1 1 0" "seq 0 1 0" "seq 65537 1 0" "hotness 4 8 0" "seq 1 1 8" "seq 1 1" "seq 1 1 64" "shrink 1 65537 0"; do
+	for t in "bogus 1 1 0" "seq 0 1 0" "seq 65537 1 0" "hotness 4 8 0" "seq 1 1 8" "seq 1 1" "seq 1 1 64" "shrink 1 65537 0" "phased 65536 4096 0"; do
 		echo "$t" > '$D'/bench 2>/dev/null && exit 1
 	done; exit 0'
 # bench_json ONLY: "pcpctl bench --json" puts one JSON object on stdout and
@@ -209,7 +209,7 @@ bench_json()
 		{ cat /tmp/b.err; return 1; }
 	"$json_check" < /tmp/b.json || return 1
 	# not n: that is the test counter
-	for bench in $(echo "${1:-1,2,3,4,5,6}" | tr , ' '); do
+	for bench in $(echo "${1:-1,2,3,4,5,6,7,8}" | tr , ' '); do
 		grep -q "\"number\": $bench," /tmp/b.json ||
 			{ echo "no benchmark $bench"; return 1; }
 	done

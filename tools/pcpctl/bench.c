@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pcpctl.h"
@@ -29,10 +30,11 @@
 #define LIMIT		4	/* the bench file's flag for the bare list */
 #define COLD		3	/* allocate and free cold */
 #define MAX_REPS	15
-#define NR_BENCHMARKS	6
+#define NR_BENCHMARKS	8
+#define NR_ORDERS	(PCPCACHE_MAX_ORDER + 1)
 
 /* The knobs every benchmark but the sweep runs with: the defaults. */
-#define BENCH_KNOBS	"batch=63 high=378 cold_batch=31 cold_high=126"
+#define BENCH_KNOBS	"batch=63 high=378 cold_batch=31 cold_high=126 high_min=378 high_max=1134"
 
 static const char * const modes[] = { "passthrough", "single", "split" };
 #define NR_ROWS		4	/* the modes and "limit" */
@@ -634,6 +636,230 @@ static int bench_counters(const struct opts *o, double *switch_ms)
 	return set_mode(1);
 }
 
+/*
+ * Benchmark 7: benchmark 2 for each order the magazines cache, in the
+ * three modes; figures per pair of blocks. Fills @ratio[order] with
+ * single mode's pair over passthrough's.
+ */
+static int bench_orders(const struct opts *o, double *ratio_pt)
+{
+	unsigned int nr = o->quick ? 2000 : 10000, order;
+	struct figures f;
+	double pair[3];
+	FILE *csv;
+	int row, err;
+
+	fprintf(o->out, "\n7. one CPU: %u alloc/free pairs of each order (cycles per pair, median of %u)\n",
+		nr, o->reps);
+	fprintf(o->out, "%-6s %12s %12s %12s %10s %10s\n", "order", modes[0],
+		modes[1], modes[2], "single/pt", "split/pt");
+	csv = csv_open(o, "7-orders", "order,mode,pair_cycles");
+	json_bench(o, 7, "one CPU: alloc/free pairs per order", "pair",
+		   "cycles per pair");
+	for (order = 0; order < NR_ORDERS; order++) {
+		for (row = 0; row < 3; row++) {
+			err = set_mode(row);
+			if (!err)
+				err = run_median(o, "pair", nr, 1, order << 4, &f);
+			if (err == FAILED) {
+				csv_close(csv);
+				return FAILED;
+			}
+			pair[row] = err ? NAN : f.a[0];
+			if (csv && !err)
+				fprintf(csv, "%u,%s,%.1f\n", order, modes[row],
+					pair[row]);
+		}
+		ratio_pt[order] = pair[1] / pair[0];
+		fprintf(o->out, "%-6u %12.0f %12.0f %12.0f %10.2f %10.2f\n",
+			order, pair[0], pair[1], pair[2], pair[1] / pair[0],
+			pair[2] / pair[0]);
+		if (o->js) {
+			json_begin(o->js, NULL, '{');
+			json_int(o->js, "order", order);
+			for (row = 0; row < 3; row++)
+				json_num(o->js, modes[row], pair[row]);
+			json_end(o->js, '}');
+		}
+	}
+	json_bench_end(o);
+	csv_close(csv);
+	return set_mode(1);
+}
+
+/* One row of benchmark 8: its figures, or why it has none. */
+struct phased {
+	double cycles, trips, peak, final, settle;
+	char skipped[160];
+};
+
+/* Seconds until every CPU's high is back at @high_min; NAN after 30. */
+static double settle_time(long high_min)
+{
+	static struct pcp_pageset sets[PCP_MAX_CPUS];
+	struct timespec t0, t;
+	int i, nr;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		nr = pcp_read_pagesets(sets, PCP_MAX_CPUS);
+		for (i = 0; i < nr && sets[i].high == high_min; i++)
+			;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (nr > 0 && i == nr)
+			return t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9;
+		usleep(100000);
+	} while (t.tv_sec - t0.tv_sec < 30);
+	return NAN;
+}
+
+/*
+ * Run the phased workload once under @cfg (single mode): cycles per
+ * operation, buddy round trips per 1000 operations, the peak pages cached
+ * (the kernel's sample) and those left at the end; for high=auto, how
+ * long the CPUs then take to be back at high_min.
+ */
+static int phased_row(const struct opts *o, const char *cfg, struct phased *ph)
+{
+	unsigned int nr = o->quick ? 1024 : 4096, k = o->quick ? 8 : 16;
+	char cmd[64], buf[65536], *line, *save = NULL;
+	unsigned long long ops = 0, a = 0, peak = 0, lops, la, lb;
+	long long trips, bops;
+	long high_min;
+	struct pcp_stats st;
+	int cpu, err;
+
+	ph->skipped[0] = '\0';
+	ph->settle = NAN;
+	err = pcp_write("config", cfg);
+	if (err == -EINVAL) {
+		snprintf(ph->skipped, sizeof(ph->skipped),
+			 "over this machine's bound, %lu", pcp_max_high_sum());
+		return SKIPPED;
+	}
+	if (err || pcp_write("drain", "1") || pcp_read_stats(&st)) {
+		fprintf(stderr, "%s: bench: %s: %s\n", prog, cfg, strerror(-err));
+		return FAILED;
+	}
+	bops = pcp_stat(&st, "alloc") + pcp_stat(&st, "free");
+	trips = pcp_stat(&st, "refill") + pcp_stat(&st, "drain");
+	snprintf(cmd, sizeof(cmd), "phased %u %u 0", nr, k);
+	err = pcp_write("bench", cmd);
+	if (err == -E2BIG) {
+		snprintf(ph->skipped, sizeof(ph->skipped),
+			 "would hold more than an eighth of RAM (E2BIG)");
+		return SKIPPED;
+	}
+	if (err || pcp_read_stats(&st) ||
+	    pcp_read_file(PCP_DIR "/bench", buf, sizeof(buf)) < 0) {
+		fprintf(stderr, "%s: bench %s: %s\n", prog, cmd, strerror(-err));
+		return FAILED;
+	}
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%d %llu %llu %llu", &cpu, &lops, &la, &lb) != 4)
+			continue;
+		ops += lops;
+		a += la;
+		peak = lb > peak ? lb : peak;
+	}
+	bops = pcp_stat(&st, "alloc") + pcp_stat(&st, "free") - bops;
+	trips = pcp_stat(&st, "refill") + pcp_stat(&st, "drain") - trips;
+	ph->cycles = ops ? (double)a / ops : NAN;
+	ph->trips = bops ? 1000.0 * trips / bops : NAN;
+	ph->peak = peak;
+	ph->final = pcp_stat(&st, "cached");
+	if (strstr(cfg, "high=auto") && !pcp_read_long("high_min", &high_min))
+		ph->settle = settle_time(high_min);
+	return 0;
+}
+
+/*
+ * Benchmark 8: high=auto against the fixed batch/high pairs of benchmark
+ * 5, under the phased workload. Fills @auto_row and the fixed row with
+ * the fewest round trips, @best.
+ */
+static int bench_phased(const struct opts *o, struct phased *auto_row,
+			struct phased *best)
+{
+	static const unsigned int full[][2] = {
+		{ 1, 6 }, { 8, 48 }, { 31, 186 }, { 63, 378 }, { 310, 1860 },
+		{ 1, 1860 }, { 8, 1860 }, { 31, 1860 }, { 63, 1860 },
+		{ 1, 32768 }, { 8, 32768 }, { 31, 32768 }, { 63, 32768 },
+		{ 310, 32768 },
+	};
+	static const unsigned int quick[][2] = {
+		{ 63, 378 }, { 310, 1860 }, { 63, 1860 }, { 310, 32768 },
+	};
+	unsigned int n = o->quick ? ARRAY_SIZE(quick) : ARRAY_SIZE(full), i;
+	const unsigned int (*pairs)[2] = o->quick ? quick : full;
+	struct phased ph;
+	char cfg[96];
+	FILE *csv;
+	int err;
+
+	fprintf(o->out, "\n8. every CPU at once, single mode: phases of bursts of K x 1, 8, 2, 32, 4 pages\n"
+		"   allocated then freed, 100 ms idle between (K %u; high=auto against fixed pairs)\n",
+		o->quick ? 8 : 16);
+	fprintf(o->out, "%-12s %10s %10s %8s %8s %10s\n", "batch/high", "cycles/op",
+		"trips/1000", "peak", "final", "settle_s");
+	csv = csv_open(o, "8-phased",
+		       "setting,cycles_per_op,trips_per_1000,peak_cached,final_cached,settle_s");
+	json_bench(o, 8, "every CPU, phased bursts: high=auto and fixed", "phased",
+		   "cycles per operation");
+	best->trips = NAN;
+	best->skipped[0] = '\0';
+	for (i = 0; i <= n; i++) {
+		if (i < n)
+			snprintf(cfg, sizeof(cfg), "mode=single batch=%u high=%u",
+				 pairs[i][0], pairs[i][1]);
+		else
+			snprintf(cfg, sizeof(cfg), "mode=single batch=63 high=auto");
+		err = phased_row(o, cfg, &ph);
+		if (err == FAILED) {
+			csv_close(csv);
+			return FAILED;
+		}
+		if (i < n)
+			snprintf(cfg, sizeof(cfg), "%u/%u", pairs[i][0], pairs[i][1]);
+		else
+			snprintf(cfg, sizeof(cfg), "63/auto");
+		if (o->js) {
+			json_begin(o->js, NULL, '{');
+			json_str(o->js, "setting", cfg);
+		}
+		if (err) {
+			fprintf(o->out, "%-12s  (skipped: %s)\n", cfg, ph.skipped);
+			if (o->js) {
+				json_str(o->js, "skipped", ph.skipped);
+				json_end(o->js, '}');
+			}
+			continue;
+		}
+		fprintf(o->out, "%-12s %10.0f %10.1f %8.0f %8.0f %10.1f\n", cfg,
+			ph.cycles, ph.trips, ph.peak, ph.final, ph.settle);
+		if (csv)
+			fprintf(csv, "%s,%.1f,%.2f,%.0f,%.0f,%.1f\n", cfg,
+				ph.cycles, ph.trips, ph.peak, ph.final, ph.settle);
+		if (o->js) {
+			json_num(o->js, "cycles_per_op", ph.cycles);
+			json_num(o->js, "trips_per_1000", ph.trips);
+			json_num(o->js, "peak_cached", ph.peak);
+			json_num(o->js, "final_cached", ph.final);
+			if (i == n)
+				json_num(o->js, "settle_s", ph.settle);
+			json_end(o->js, '}');
+		}
+		if (i == n)
+			*auto_row = ph;
+		else if (!(best->trips <= ph.trips))
+			*best = ph;
+	}
+	json_bench_end(o);
+	csv_close(csv);
+	return pcp_write("config", "mode=single " BENCH_KNOBS) ? FAILED : 0;
+}
+
 static void verdict(const struct opts *o, const char *what, double v,
 		    double target)
 {
@@ -840,10 +1066,16 @@ static void header(const struct opts *o)
 static int run_all(const struct opts *o)
 {
 	double one[NR_ROWS], all[NR_ROWS], pair[NR_ROWS], switch_ms = NAN;
+	double orders[NR_ORDERS];
+	struct phased auto_row = { .trips = NAN, .peak = NAN, .settle = NAN };
+	struct phased best = { .trips = NAN, .peak = NAN };
+	char what[64];
 	int n;
 
 	for (n = 0; n < NR_ROWS; n++)
 		one[n] = all[n] = pair[n] = NAN;
+	for (n = 0; n < NR_ORDERS; n++)
+		orders[n] = NAN;
 	if (o->js)
 		json_begin(o->js, "benchmarks", '[');
 	if ((o->only & 1 << 1 && bench_alloc_free(o, false, one)) ||
@@ -851,7 +1083,9 @@ static int run_all(const struct opts *o)
 	    (o->only & 1 << 3 && bench_alloc_free(o, true, all)) ||
 	    (o->only & 1 << 4 && bench_hotness(o)) ||
 	    (o->only & 1 << 5 && bench_sweep(o)) ||
-	    (o->only & 1 << 6 && bench_counters(o, &switch_ms)))
+	    (o->only & 1 << 6 && bench_counters(o, &switch_ms)) ||
+	    (o->only & 1 << 7 && bench_orders(o, orders)) ||
+	    (o->only & 1 << 8 && bench_phased(o, &auto_row, &best)))
 		return FAILED;
 	if (o->js)
 		json_end(o->js, ']');
@@ -866,6 +1100,13 @@ static int run_all(const struct opts *o)
 	verdict(o, "all-CPU / one-CPU alloc+free (single)", all[1] / one[1], 1.1);
 	verdict(o, "all-CPU / one-CPU alloc+free (split)", all[2] / one[2], 1.1);
 	verdict(o, "mode switch under all-CPU load, worst (ms)", switch_ms, 10);
+	for (n = 1; n < NR_ORDERS; n++) {
+		snprintf(what, sizeof(what), "order %d pair / passthrough's (single)", n);
+		verdict(o, what, orders[n], 0.3);
+	}
+	verdict(o, "phased: auto trips / fewest fixed trips", auto_row.trips / best.trips, 1.1);
+	verdict(o, "phased: auto peak / that setting's peak", auto_row.peak / best.peak, 1.2);
+	verdict(o, "phased: auto back at high_min after (s)", auto_row.settle, 10);
 	if (o->js)
 		json_end(o->js, ']');
 	return 0;

@@ -25,11 +25,13 @@
 
 static const char *set_help =
 	"usage: pcpctl set KNOB=VALUE...\n\n"
-	"Set any of mode, batch, high, cold_batch and cold_high at once, each\n"
-	"at most once. The result is checked as a whole (1 <= batch <= high,\n"
-	"1 <= cold_batch <= cold_high, batches <= 4096, high + cold_high at most\n"
-	"max_high_sum of pcpcache's limits file); if it breaks a rule nothing\n"
-	"is written and the error names the settings at fault.\n";
+	"Set any of mode, batch, high (a number, or auto), cold_batch,\n"
+	"cold_high, high_min and high_max at once, each at most once. The result\n"
+	"is checked as a whole (1 <= batch <= high, 1 <= cold_batch <= cold_high,\n"
+	"batches <= 4096, 1 <= high_min <= high_max, high + cold_high at most\n"
+	"max_high_sum of pcpcache's limits file; with high=auto, high_min and\n"
+	"high_max take high's place); if it breaks a rule nothing is written\n"
+	"and the error names the settings at fault.\n";
 
 /* The longest argument quoted whole in an error; longer ones are cut. */
 #define QUOTE_MAX	48
@@ -66,7 +68,7 @@ static int apply_args(int argc, char **argv, struct pcpcache_config *cfg,
 		/* one word each: a space would smuggle in a second setting */
 		if (!bit || strpbrk(argv[i], " \t\n\r") ||
 		    pcpcache_config_parse(cfg, argv[i], len)) {
-			fprintf(stderr, "%s: set: '%.*s%s' is not KEY=VALUE: KEY mode, batch, high, cold_batch or cold_high, VALUE a mode or 1 to 10 digits; nothing changed\n",
+			fprintf(stderr, "%s: set: '%.*s%s' is not KEY=VALUE: KEY mode, batch, high, cold_batch, cold_high, high_min or high_max, VALUE a mode, auto (for high) or 1 to 10 digits; nothing changed\n",
 				prog, QUOTE_MAX, argv[i],
 				len > QUOTE_MAX ? "..." : "");
 			return 1;
@@ -110,9 +112,18 @@ static void explain(const char *bad, const struct pcpcache_config *cfg,
 	enum pcpcache_knob b = PCPCACHE_KNOB_BATCH, h = PCPCACHE_KNOB_HIGH;
 	struct pcpcache_config c = *cfg;
 
+	if (!strcmp(bad, "high_min")) {
+		fprintf(stderr, "%s: set: high_min=%u (%s) with high_max=%u (%s) breaks 1 <= high_min <= high_max; nothing changed\n",
+			prog, c.high_min, origin(given, 1U << PCPCACHE_KNOB_HIGH_MIN),
+			c.high_max, origin(given, 1U << PCPCACHE_KNOB_HIGH_MAX));
+		return;
+	}
 	if (!strcmp(bad, "cold_batch")) {
 		b = PCPCACHE_KNOB_COLD_BATCH;
 		h = PCPCACHE_KNOB_COLD_HIGH;
+	} else if (c.high_auto) {
+		/* auto-tuned, high never goes below high_min */
+		h = PCPCACHE_KNOB_HIGH_MIN;
 	}
 	if (!strcmp(bad, "batch") || !strcmp(bad, "cold_batch")) {
 		fprintf(stderr, "%s: set: %s=%u (%s) with %s=%u (%s) breaks 1 <= %s <= %s, %s <= %u; nothing changed\n",
@@ -123,10 +134,11 @@ static void explain(const char *bad, const struct pcpcache_config *cfg,
 			pcpcache_knob_name(b), PCPCACHE_MAX_BATCH);
 		return;
 	}
-	fprintf(stderr, "%s: set: high=%u (%s) + cold_high=%u (%s) is over %lu, the most this machine allows (max_high_sum in limits); nothing changed\n",
-		prog, c.high, origin(given, 1U << PCPCACHE_KNOB_HIGH),
-		c.cold_high, origin(given, 1U << PCPCACHE_KNOB_COLD_HIGH),
-		max_sum);
+	h = c.high_auto ? PCPCACHE_KNOB_HIGH_MAX : PCPCACHE_KNOB_HIGH;
+	fprintf(stderr, "%s: set: %s=%u (%s) + cold_high=%u (%s) is over %lu, the most this machine allows (max_high_sum in limits); nothing changed\n",
+		prog, pcpcache_knob_name(h), *pcpcache_knob(&c, h),
+		origin(given, 1U << h), c.cold_high,
+		origin(given, 1U << PCPCACHE_KNOB_COLD_HIGH), max_sum);
 }
 
 /* The arguments as one line for the config file; they are short words. */
