@@ -92,4 +92,14 @@ int pcpcache_config_parse(struct pcpcache_config *cfg, const char *buf,
 			  size_t len);
 int pcpcache_parse_high(struct pcpcache_config *cfg, const char *s, size_t len);
 
+/* Field by field: a struct's padding is nobody's business. */
+static inline bool pcpcache_config_same(const struct pcpcache_config *a,
+					const struct pcpcache_config *b)
+{
+	return a->mode == b->mode && a->batch == b->batch &&
+	       a->high == b->high && a->cold_batch == b->cold_batch &&
+	       a->cold_high == b->cold_high && a->high_min == b->high_min &&
+	       a->high_max == b->high_max && a->high_auto == b->high_auto;
+}
+
 #endif /* _PCPCACHE_POLICY_H */

@@ -629,16 +629,6 @@ TEST(config_rules)
 	}
 }
 
-/* Field by field: a struct's padding is nobody's business. */
-static bool same_config(const struct pcpcache_config *a,
-			const struct pcpcache_config *b)
-{
-	return a->mode == b->mode && a->batch == b->batch &&
-	       a->high == b->high && a->cold_batch == b->cold_batch &&
-	       a->cold_high == b->cold_high && a->high_min == b->high_min &&
-	       a->high_max == b->high_max && a->high_auto == b->high_auto;
-}
-
 /* Cut to a bound: the proportion kept, each high at least 1. */
 TEST(config_fit)
 {
@@ -667,7 +657,7 @@ TEST(config_fit)
 		const struct pcpcache_config *want = &cases[i].want;
 
 		EXPECT_EQ(cases[i].changed, pcpcache_config_fit(&cfg, cases[i].max));
-		EXPECT_TRUE(same_config(&cfg, want)) {
+		EXPECT_TRUE(pcpcache_config_same(&cfg, want)) {
 			TH_LOG("case %u: got %u %u %u %u", i, cfg.batch,
 			       cfg.high, cfg.cold_batch, cfg.cold_high);
 		}

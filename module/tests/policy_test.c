@@ -105,16 +105,6 @@ TEST(name_of_unknown_mode_is_null)
 	EXPECT_EQ(NULL, pcpcache_mode_name((enum pcpcache_mode)-1));
 }
 
-/* Field by field: a struct's padding is nobody's business. */
-static bool same_config(const struct pcpcache_config *a,
-			const struct pcpcache_config *b)
-{
-	return a->mode == b->mode && a->batch == b->batch &&
-	       a->high == b->high && a->cold_batch == b->cold_batch &&
-	       a->cold_high == b->cold_high && a->high_min == b->high_min &&
-	       a->high_max == b->high_max && a->high_auto == b->high_auto;
-}
-
 /* "key=value ..." settings: all of them apply, or parsing fails. */
 TEST(config_parse)
 {
@@ -163,7 +153,7 @@ TEST(config_parse)
 			TH_LOG("\"%s\"", cases[i].in);
 		}
 		if (!cases[i].err)
-			EXPECT_TRUE(same_config(&cases[i].want, &cfg));
+			EXPECT_TRUE(pcpcache_config_same(&cases[i].want, &cfg));
 	}
 }
 
