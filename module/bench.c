@@ -35,7 +35,10 @@
  *
  * FLAGS: 1 allocate cold, 2 free cold, 4 "limit": instead of pcpcache, a bare
  * per-CPU list of pages with interrupts off and no counters, the floor no
- * cache can beat on this machine.
+ * cache can beat on this machine; 8 (switch, drain and shrink only) 50 ms
+ * between calls, so that they fall at any point of another CPU's
+ * schedule (a real-time task's throttling period, say) rather than all
+ * just after the run's threads started.
  *
  * Each field of a request is read as every file reads a value (parse.h):
  * one word per field, separated by single spaces, numbers in decimal.
@@ -59,11 +62,14 @@
 #define BENCH_COLD_ALLOC	1
 #define BENCH_COLD_FREE		2
 #define BENCH_LIMIT		4
+/* switch, drain, shrink: a gap between calls, out of step with the host */
+#define BENCH_SPACED		8
+#define BENCH_SPACED_MS		50
 /* FLAGS + 16 * order: blocks of that order instead of pages */
 #define BENCH_ORDER_SHIFT	4
 #define BENCH_ORDER_MASK	(3 << BENCH_ORDER_SHIFT)
 #define BENCH_FLAGS		(BENCH_COLD_ALLOC | BENCH_COLD_FREE | BENCH_LIMIT | \
-				 BENCH_ORDER_MASK)
+				 BENCH_SPACED | BENCH_ORDER_MASK)
 /* "cpu ops cycles_a cycles_b\n" with every number at its longest */
 #define BENCH_LINE_MAX		72
 
@@ -342,6 +348,8 @@ static void bench_latencies(struct bench_run *run, struct bench_result *r)
 
 	pcpcache_get_config(&saved);
 	for (i = 0; i < run->nr && !READ_ONCE(bench_abort); i++) {
+		if (i && run->flags & BENCH_SPACED)
+			msleep(BENCH_SPACED_MS);
 		dt = bench_latency_once(run, i);
 		r->b = max(r->b, dt);
 		r->a += dt;
@@ -540,6 +548,8 @@ static int bench_parse(const char *buf, size_t len, struct bench_run *run)
 	if (!run->nr || run->nr > BENCH_MAX_NR || !run->k ||
 	    run->k > BENCH_MAX_NR || (test != BENCH_SHRINK && run->k > run->nr) ||
 	    (test == BENCH_PHASED && run->k > BENCH_MAX_NR / BENCH_PHASE_MOST) ||
+	    (run->flags & BENCH_SPACED && test != BENCH_SWITCH &&
+	     test != BENCH_DRAIN && test != BENCH_SHRINK) ||
 	    run->flags & ~BENCH_FLAGS)
 		return -EINVAL;
 	run->test = test;

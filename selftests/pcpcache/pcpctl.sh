@@ -51,7 +51,7 @@ bad_options()
 	stress|extra
 	bench --only|1-3
 	bench --only|0
-	bench --only|9
+	bench --only|10
 	bench --only|1,,2
 	bench --only|
 	bench --reps|3x
@@ -134,9 +134,11 @@ check "set applies several at once" pcpctl set mode=split batch=8 high=64
 check "... all of them" test "$(cat $D/config)" = "mode=split batch=8 high=64 cold_batch=31 cold_high=126 high_min=378 high_max=1134"
 check "mode refuses a bad name" sh -c 'pcpctl mode bogus; test $? = 1'
 check "mode switches" sh -c 'pcpctl mode single && pcpctl mode | grep -q "\[single\]"'
-check "stats --json is JSON, with the hit rate" sh -c '
+check "stats --json is JSON, with the hit rate and the lock" sh -c '
 	pcpctl stats --json > /tmp/s.json && '"$json_check"' < /tmp/s.json &&
-	grep -q "\"hit_rate\": " /tmp/s.json'
+	grep -q "\"hit_rate\": " /tmp/s.json &&
+	grep -q "\"lock\": \"$(cat /sys/module/pcpcache/parameters/lock)\"" /tmp/s.json &&
+	pcpctl stats | grep -qx "lock  *$(cat /sys/module/pcpcache/parameters/lock)"'
 check "pagesets --json is JSON, a CPU each, cold lists in split mode" sh -c '
 	pcpctl mode split && pcpctl pagesets --json > /tmp/p.json &&
 	'"$json_check"' < /tmp/p.json &&
@@ -209,7 +211,7 @@ bench_json()
 		{ cat /tmp/b.err; return 1; }
 	"$json_check" < /tmp/b.json || return 1
 	# not n: that is the test counter
-	for bench in $(echo "${1:-1,2,3,4,5,6,7,8}" | tr , ' '); do
+	for bench in $(echo "${1:-1,2,3,4,5,6,7,8,9}" | tr , ' '); do
 		grep -q "\"number\": $bench," /tmp/b.json ||
 			{ echo "no benchmark $bench"; return 1; }
 	done

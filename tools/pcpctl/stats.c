@@ -260,6 +260,17 @@ static bool cpu_counted(const struct percpu *p, int c)
  * shrink_longest_us: levels, not counts) as they are now; in @js as an
  * object named @key if given.
  */
+/* The locking design loaded (the lock parameter, readable under lockdown). */
+static const char *lock_design(void)
+{
+	static char lock[16];
+
+	if (pcp_read_file(PCP_SYSFS "/parameters/lock", lock, sizeof(lock)) <= 0)
+		return "unknown";
+	lock[strcspn(lock, "\n")] = '\0';
+	return lock;
+}
+
 static void print_totals(const struct pcp_stats *st, const struct percpu *p,
 			 struct json *js, const char *key)
 {
@@ -280,9 +291,11 @@ static void print_totals(const struct pcp_stats *st, const struct percpu *p,
 	}
 	if (js) {
 		json_num(js, "hit_rate", rate);
+		json_str(js, "lock", lock_design());
 		json_end(js, '}');
 	} else {
 		printf("%-16s %13.1f%%\n", "hit_rate", 100 * rate);
+		printf("%-16s %14s\n", "lock", lock_design());
 	}
 }
 
