@@ -384,6 +384,20 @@ static __always_inline void pcpcache_prep_cached(struct page *page,
 		pcpcache_clear_cached(page, order);
 }
 
+/**
+ * pcpcache_high_moved - count and trace a move of an auto-tuned high
+ * @cpu: the magazine's CPU
+ * @old: its high before
+ * @new: and after
+ * @why: PCPCACHE_HIGH_GREW, PCPCACHE_HIGH_DECAYED or PCPCACHE_HIGH_CUT
+ */
+void pcpcache_high_moved(int cpu, unsigned int old, unsigned int new,
+			 enum pcpcache_stat why)
+{
+	pcpcache_count(why, 1);
+	trace_pcpcache_high_change(cpu, old, new, why);
+}
+
 /*
  * The blocks of @order a refill of this CPU's list for @cold takes; 0 in
  * passthrough. A refill of the hot list raises an auto-tuned high.
@@ -393,17 +407,22 @@ static unsigned int pcpcache_refill_batch(unsigned int order, bool cold)
 	struct pcpcache_list *list;
 	struct pcpcache_cpu *pc;
 	unsigned long flags;
-	unsigned int batch;
+	unsigned int batch, old = 0, new = 0;
 	bool grew = false;
+	int cpu;
 
 	pc = pcpcache_lock_this_cpu(&flags);
+	cpu = smp_processor_id();
 	list = mag_list(&pc->mag, cold);
 	batch = list ? mag_batch(list->batch, order) : 0;
-	if (list == &pc->mag.lists[PCPCACHE_LIST_HOT])
+	if (list == &pc->mag.lists[PCPCACHE_LIST_HOT]) {
+		old = list->high;
 		grew = mag_high_grow(&pc->mag);
+		new = list->high;
+	}
 	pcpcache_unlock_this_cpu(pc, flags);
 	if (grew)
-		pcpcache_count(PCPCACHE_HIGH_GREW, 1);
+		pcpcache_high_moved(cpu, old, new, PCPCACHE_HIGH_GREW);
 	return batch;
 }
 

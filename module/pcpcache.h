@@ -44,6 +44,8 @@ enum pcpcache_drain_why {
 /* core.c: the fast path */
 extern unsigned int pcpcache_fault_refill;
 void pcpcache_give_back(struct pcpcache_cut *cut);
+void pcpcache_high_moved(int cpu, unsigned int old, unsigned int new,
+			 enum pcpcache_stat why);
 void pcpcache_give_back_drained(struct pcpcache_cut *cut, int cpu,
 				enum pcpcache_drain_why why);
 

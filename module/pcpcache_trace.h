@@ -12,9 +12,8 @@
  * the pages of pcpcache_drain to drain_pages, shrink_pages or remote_node
  * by their why (enum pcpcache_drain_why).
  *
- * A change of an auto-tuned high will get its event, pcpcache_high_change
- * (cpu, old, new, why), with the tuner that makes it: the reasons it has
- * are the tuner's to say.
+ * pcpcache_high_change events by their why to high_grew, high_decayed
+ * and high_cut.
  *
  * trace.c defines them (CREATE_TRACE_POINTS); the module is built out of
  * the kernel's tree, so define_trace.h finds this file through
@@ -40,6 +39,9 @@ TRACE_DEFINE_ENUM(PCPCACHE_DRAIN_REMOTE);
 TRACE_DEFINE_ENUM(PCPCACHE_MODE_PASSTHROUGH);
 TRACE_DEFINE_ENUM(PCPCACHE_MODE_SINGLE);
 TRACE_DEFINE_ENUM(PCPCACHE_MODE_SPLIT);
+TRACE_DEFINE_ENUM(PCPCACHE_HIGH_GREW);
+TRACE_DEFINE_ENUM(PCPCACHE_HIGH_DECAYED);
+TRACE_DEFINE_ENUM(PCPCACHE_HIGH_CUT);
 
 /* ... and their names */
 #define pcpcache_show_why(why)						\
@@ -50,6 +52,12 @@ TRACE_DEFINE_ENUM(PCPCACHE_MODE_SPLIT);
 			 { PCPCACHE_DRAIN_CPU_DEAD, "cpu_dead" },	\
 			 { PCPCACHE_DRAIN_SHRINKER, "shrinker" },	\
 			 { PCPCACHE_DRAIN_REMOTE, "remote" })
+
+#define pcpcache_show_high_why(why)					\
+	__print_symbolic(why,						\
+			 { PCPCACHE_HIGH_GREW, "grew" },		\
+			 { PCPCACHE_HIGH_DECAYED, "decayed" },		\
+			 { PCPCACHE_HIGH_CUT, "cut" })
 
 #define pcpcache_show_mode(mode)					\
 	__print_symbolic(mode,						\
@@ -130,6 +138,27 @@ TRACE_EVENT(pcpcache_shrink,
 			   __entry->ns = ns;),
 	    TP_printk("nid=%d asked=%lu freed=%lu ns=%llu", __entry->nid,
 		      __entry->asked, __entry->freed, __entry->ns)
+);
+
+/*
+ * The auto-tuned high of @cpu's (hot) list moved from @old to @new: it
+ * grew on a refill, decayed on a tick or was cut for the shrinker.
+ */
+TRACE_EVENT(pcpcache_high_change,
+	    TP_PROTO(int cpu, unsigned int old, unsigned int new,
+		     enum pcpcache_stat why),
+	    TP_ARGS(cpu, old, new, why),
+	    TP_STRUCT__entry(__field(int, cpu)
+			     __field(unsigned int, old)
+			     __field(unsigned int, new)
+			     __field(int, why)),
+	    TP_fast_assign(__entry->cpu = cpu;
+			   __entry->old = old;
+			   __entry->new = new;
+			   __entry->why = why;),
+	    TP_printk("cpu=%d old=%u new=%u why=%s", __entry->cpu,
+		      __entry->old, __entry->new,
+		      pcpcache_show_high_why(__entry->why))
 );
 
 #endif /* _PCPCACHE_TRACE_H */

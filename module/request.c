@@ -196,6 +196,7 @@ static unsigned long pcpcache_shrink_mag(int cpu, enum pcpcache_reach how,
 	struct pcpcache_cut out;
 	struct pcpcache_cpu *pc;
 	unsigned long flags;
+	unsigned int old = 0, new = 0;
 	int mag_cpu;
 	bool cut;
 
@@ -208,13 +209,15 @@ static unsigned long pcpcache_shrink_mag(int cpu, enum pcpcache_reach how,
 		cut = false;
 		/* a magazine holds only pages of its CPU's nearest memory */
 		if (pcpcache_reach_node(cpu, how) == nid) {
+			old = pc->mag.lists[PCPCACHE_LIST_HOT].high;
 			cut = mag_high_cut(&pc->mag);
+			new = pc->mag.lists[PCPCACHE_LIST_HOT].high;
 			step = mag_shrink(&pc->mag, want, &out);
 		}
 		pcpcache_reach_unlock(pc, how, flags);
 		pcpcache_give_back_drained(&out, mag_cpu, PCPCACHE_DRAIN_SHRINKER);
 		if (cut)
-			pcpcache_count(PCPCACHE_HIGH_CUT, 1);
+			pcpcache_high_moved(mag_cpu, old, new, PCPCACHE_HIGH_CUT);
 		freed += step;
 	} while (step >= want && freed < nr);
 
@@ -242,7 +245,7 @@ static void pcpcache_decay_work(struct work_struct *work)
 			struct pcpcache_cpu_requests, decay_work);
 	struct pcpcache_cut out;
 	struct pcpcache_cpu *pc;
-	unsigned int trimmed;
+	unsigned int trimmed, old, new;
 	unsigned long flags;
 	bool decayed, again;
 
@@ -251,11 +254,13 @@ static void pcpcache_decay_work(struct work_struct *work)
 		return;
 	mag_cut_init(&out);
 	pc = pcpcache_lock_this_cpu(&flags);
+	old = pc->mag.lists[PCPCACHE_LIST_HOT].high;
 	decayed = mag_high_decay(&pc->mag);
+	new = pc->mag.lists[PCPCACHE_LIST_HOT].high;
 	again = pc->mag.high_auto;
 	pcpcache_unlock_this_cpu(pc, flags);
 	if (decayed)
-		pcpcache_count(PCPCACHE_HIGH_DECAYED, 1);
+		pcpcache_high_moved(r->cpu, old, new, PCPCACHE_HIGH_DECAYED);
 	do {
 		pc = pcpcache_lock_this_cpu(&flags);
 		trimmed = mag_trim_excess(&pc->mag, &out, PCPCACHE_MAX_BATCH);

@@ -10,7 +10,9 @@
 #   drain events for high, request, reconfig and cpu_dead == drain, their
 #   pages == drain_pages; shrinker pages == shrink_pages; remote pages ==
 #   remote_node; mode_switch events == mode_switches; shrink events ==
-#   shrink;
+#   shrink; high_change events for grew, decayed and cut == high_grew,
+#   high_decayed and high_cut (the stress's controller turns high=auto
+#   on now and then);
 # - through perf stat -a (where perf is on PATH): the same counts, without
 #   CPU hotplug (perf stops counting on a CPU that went offline).
 #
@@ -58,7 +60,7 @@ need_pcpctl_and_module
 [ -d $T/events ] || { echo "# SKIP: no tracefs at $T (a kernel without CONFIG_EVENT_TRACING?)"; exit $ksft_skip; }
 
 echo "TAP version 13"
-echo "1..16"
+echo "1..19"
 rmmod pcpcache 2> /dev/null
 modprobe pcpcache || { echo "Bail out! modprobe pcpcache failed"; exit 1; }
 [ -d $E ] || { echo "Bail out! pcpcache is loaded but $E is missing"; exit 1; }
@@ -117,6 +119,8 @@ sum_trace()
 			refill_pages += pages
 			by_order[order]++
 		}
+		if (ev == "pcpcache_high_change")
+			high[why]++
 		if (ev == "pcpcache_drain") {
 			by_why[why] += pages
 			if (why != "shrinker" && why != "remote") {
@@ -130,6 +134,7 @@ sum_trace()
 		printf "drain %d\ndrain_pages %d\n", drains, drain_pages
 		printf "shrink_pages %d\nremote_node %d\n", by_why["shrinker"], by_why["remote"]
 		printf "mode_switches %d\nshrink %d\n", n["pcpcache_mode_switch"], n["pcpcache_shrink"]
+		printf "high_grew %d\nhigh_decayed %d\nhigh_cut %d\n", high["grew"], high["decayed"], high["cut"]
 		for (o = 0; o < 4; o++)
 			printf "order%d_refill %d\n", o, by_order[o]
 		for (w in by_why)
@@ -178,6 +183,9 @@ expect "tracefs: drain pages, why=shrinker" shrink_pages shrink_pages /tmp/trace
 expect "tracefs: drain pages, why=remote" remote_node remote_node /tmp/trace-sums
 expect "tracefs: mode_switch events" mode_switches mode_switches /tmp/trace-sums
 expect "tracefs: shrink events" shrink shrink /tmp/trace-sums
+expect "tracefs: high_change events, why=grew" high_grew high_grew /tmp/trace-sums
+expect "tracefs: high_change events, why=decayed" high_decayed high_decayed /tmp/trace-sums
+expect "tracefs: high_change events, why=cut" high_cut high_cut /tmp/trace-sums
 orders=
 for o in 0 1 2 3; do
 	orders="$orders $(awk -v k=order${o}_refill '$1 == k { print $2 }' /tmp/trace-sums)/$(delta order${o}_refill)"
