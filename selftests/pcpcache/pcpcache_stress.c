@@ -351,10 +351,25 @@ static int ctl_set(struct stress *s, struct ctl_state *st, int knob,
 	return err;
 }
 
-/* Set a (batch, high) pair in the order that keeps batch <= high. */
+/*
+ * Set a (batch, high) pair in the order that keeps batch <= high; from
+ * high=auto in one config write, since the batch in force may be over
+ * the new high.
+ */
 static void ctl_set_pair(struct stress *s, struct ctl_state *st, int batch,
 			 unsigned int b, unsigned int h)
 {
+	char buf[64];
+
+	if (!st->knob[batch + 1]) {
+		snprintf(buf, sizeof(buf), "%s=%u %s=%u", ctl_knobs[batch], b,
+			 ctl_knobs[batch + 1], h);
+		if (!ctl_written(s, st, pcp_write("config", buf), buf)) {
+			st->knob[batch] = b;
+			st->knob[batch + 1] = h;
+		}
+		return;
+	}
 	if (b > st->knob[batch + 1]) {
 		if (!ctl_set(s, st, batch + 1, h))
 			ctl_set(s, st, batch, b);
