@@ -136,11 +136,14 @@ static int pcpcache_edit_knob(struct pcpcache_config *cfg, void *arg)
 	if (!knob)
 		return -EINVAL;
 	*knob = kv->value;
+	/* a number for high fixes it, however it is written */
+	if (kv->knob == PCPCACHE_KNOB_HIGH)
+		cfg->high_auto = false;
 	return 0;
 }
 
 /**
- * pcpcache_set_knob - change one of batch, high, cold_batch, cold_high
+ * pcpcache_set_knob - change one of the numeric knobs
  * @knob: which one
  * @value: its new value
  *
@@ -255,15 +258,18 @@ int pcpcache_config_init(void)
 
 	bad = pcpcache_config_check(cfg, limit);
 	if (bad && pcpcache_knobs_default(cfg) && pcpcache_config_fit(cfg, limit)) {
-		pr_info("the default high and cold_high do not fit %lu pages per CPU (a quarter of RAM over %u online CPUs): high %u, cold_high %u, batch %u, cold_batch %u\n",
+		pr_info("the default high and cold_high do not fit %lu pages per CPU (a quarter of RAM over %u online CPUs): high %u, cold_high %u, batch %u, cold_batch %u, high_min %u, high_max %u\n",
 			limit, num_online_cpus(), cfg->high, cfg->cold_high,
-			cfg->batch, cfg->cold_batch);
+			cfg->batch, cfg->cold_batch, cfg->high_min,
+			cfg->high_max);
 		bad = pcpcache_config_check(cfg, limit);
 	}
 	if (bad) {
-		pr_err("invalid parameter %s: batch=%u high=%u cold_batch=%u cold_high=%u; need 1 <= batch <= high, 1 <= cold_batch <= cold_high, batches <= %u, high + cold_high <= %lu\n",
-		       bad, cfg->batch, cfg->high, cfg->cold_batch,
-		       cfg->cold_high, PCPCACHE_MAX_BATCH, limit);
+		pr_err("invalid parameter %s: batch=%u high=%u%s cold_batch=%u cold_high=%u high_min=%u high_max=%u; need 1 <= batch <= high, 1 <= cold_batch <= cold_high, batches <= %u, high + cold_high <= %lu, 1 <= high_min <= high_max (under auto, high_min and high_max take high's place)\n",
+		       bad, cfg->batch, cfg->high,
+		       cfg->high_auto ? " (auto)" : "", cfg->cold_batch,
+		       cfg->cold_high, cfg->high_min, cfg->high_max,
+		       PCPCACHE_MAX_BATCH, limit);
 		return -EINVAL;
 	}
 	return 0;

@@ -258,6 +258,9 @@ unsigned int mag_reconfigure(struct pcpcache_mag *mag,
 	WRITE_ONCE(mag->mode, cfg->mode);
 	list_set_limits(hot, cfg->batch, mag_new_high(mag, cfg));
 	list_set_limits(cold, cfg->cold_batch, cfg->cold_high);
+	/* auto-tuning turned on afresh starts free to grow */
+	if (!mag->high_auto)
+		mag->high_cut = false;
 	mag->high_auto = cfg->high_auto;
 	mag->high_min = cfg->high_min;
 	mag->high_max = cfg->high_max;

@@ -294,8 +294,8 @@ static int parse_setting(struct pcpcache_config *cfg,
  * pcpcache_config_parse - apply "key=value ..." to a configuration
  * @cfg: the configuration to change
  * @buf: settings separated by single spaces, one trailing newline allowed;
- *	 keys mode, batch, high, cold_batch, cold_high, each at most once,
- *	 numbers as parse.h says
+ *	 keys mode, batch, high (a number or "auto"), cold_batch, cold_high,
+ *	 high_min, high_max, each at most once, numbers as parse.h says
  * @len: the length of @buf
  *
  * Nothing is checked against the rules here: see pcpcache_config_check().

@@ -58,8 +58,8 @@ enum pcpcache_knob {
 #define PCPCACHE_DEFAULT_COLD_HIGH	(2 * PCPCACHE_DEFAULT_BATCH)
 /*
  * high=auto: from the fixed default, as the kernel's high_min is its old
- * high, up to three times it, so that an idle CPU decays back (an eighth
- * a second) within 9 seconds.
+ * high, up to three times it, so that a CPU decays back (an eighth a
+ * tick) within 9 decay ticks.
  */
 #define PCPCACHE_DEFAULT_HIGH_MIN	PCPCACHE_DEFAULT_HIGH
 #define PCPCACHE_DEFAULT_HIGH_MAX	(3 * PCPCACHE_DEFAULT_HIGH)

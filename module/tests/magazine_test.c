@@ -545,6 +545,15 @@ TEST_F(mag, auto_high_moves_within_its_range)
 	cfg.high_auto = true;
 	mag_reconfigure(&self->mag, &cfg, &self->cut);
 	EXPECT_EQ(8U, list->high);
+
+	/* a cut, then off and on again before a tick: free to grow at once */
+	EXPECT_TRUE(mag_high_grow(&self->mag));
+	EXPECT_TRUE(mag_high_cut(&self->mag));
+	cfg.high_auto = false;
+	mag_reconfigure(&self->mag, &cfg, &self->cut);
+	cfg.high_auto = true;
+	mag_reconfigure(&self->mag, &cfg, &self->cut);
+	EXPECT_TRUE(mag_high_grow(&self->mag));
 }
 
 /* A busy CPU's high decays no lower than count - batch << 5. */

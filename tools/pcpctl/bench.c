@@ -62,6 +62,7 @@ struct figures {
 	int nr;
 	int cpu[PCP_MAX_CPUS];
 	double a[PCP_MAX_CPUS], b[PCP_MAX_CPUS];
+	unsigned long long ops[PCP_MAX_CPUS];
 	char skipped[192];	/* "" when measured */
 };
 
@@ -127,6 +128,7 @@ static int run_once(const char *test, unsigned int nr, unsigned int k,
 		if (sscanf(line, "%d %llu %llu %llu", &cpu, &ops, &a, &b) != 4 || !ops)
 			continue;
 		f->cpu[f->nr] = cpu;
+		f->ops[f->nr] = ops;
 		f->a[f->nr] = (double)a / ops;
 		f->b[f->nr] = (double)b / ops;
 		f->nr++;
@@ -622,7 +624,7 @@ static int bench_counters(const struct opts *o, double *switch_ms)
 	if (err != FAILED)
 		err = counter_row(o, "switch", switches, &f);
 	if (!err) {
-		*switch_ms = f.b[0] * switches / 1e6;
+		*switch_ms = f.b[0] * f.ops[0] / 1e6;
 		fprintf(o->out, "   %-45s %8.2f ms mean, %.2f ms worst\n",
 			"mode switch, all other CPUs busy:", f.a[0] / 1e6,
 			*switch_ms);
@@ -741,8 +743,12 @@ static int phased_row(const struct opts *o, const char *cfg, struct phased *ph)
 			 "over this machine's bound, %lu", pcp_max_high_sum());
 		return SKIPPED;
 	}
-	if (err || pcp_write("drain", "1") || pcp_read_stats(&st)) {
+	if (err) {
 		fprintf(stderr, "%s: bench: %s: %s\n", prog, cfg, strerror(-err));
+		return FAILED;
+	}
+	if (pcp_write("drain", "1") || pcp_read_stats(&st)) {
+		fprintf(stderr, "%s: bench: cannot drain or read the counters\n", prog);
 		return FAILED;
 	}
 	bops = pcp_stat(&st, "alloc") + pcp_stat(&st, "free");
@@ -754,9 +760,13 @@ static int phased_row(const struct opts *o, const char *cfg, struct phased *ph)
 			 "would hold more than an eighth of RAM (E2BIG)");
 		return SKIPPED;
 	}
-	if (err || pcp_read_stats(&st) ||
-	    pcp_read_file(PCP_DIR "/bench", buf, sizeof(buf)) < 0) {
+	if (err) {
 		fprintf(stderr, "%s: bench %s: %s\n", prog, cmd, strerror(-err));
+		return FAILED;
+	}
+	if (pcp_read_stats(&st) ||
+	    pcp_read_file(PCP_DIR "/bench", buf, sizeof(buf)) < 0) {
+		fprintf(stderr, "%s: cannot read the results of bench %s\n", prog, cmd);
 		return FAILED;
 	}
 	for (line = strtok_r(buf, "\n", &save); line;
@@ -876,24 +886,72 @@ struct design {
 	double all;			/* all-CPU alloc + free, single */
 	/* [busy, a CPU held][switch, drain, shrink][mean, worst], in ms */
 	double lat[2][NR_LATENCIES][2];
+	char held_skipped[128];	/* why the held half did not run, or "" */
 };
+
+/* Every figure of @d NAN, as not measured. */
+static void design_init(struct design *d)
+{
+	double *v;
+
+	for (v = d->pair; v < d->pair + NR_ROWS; v++)
+		*v = NAN;
+	for (v = &d->lat[0][0][0]; v < &d->lat[0][0][0] + 2 * NR_LATENCIES * 2; v++)
+		*v = NAN;
+	d->all = NAN;
+	d->held_skipped[0] = '\0';
+}
+
+/* The highest online CPU, from the online list ("0-3,6"); 0 if unknown. */
+static int last_online_cpu(void)
+{
+	char buf[4096], *p;
+
+	if (pcp_read_file("/sys/devices/system/cpu/online", buf, sizeof(buf)) <= 0)
+		return 0;
+	buf[strcspn(buf, "\n")] = '\0';
+	p = buf + strlen(buf);
+	while (p > buf && p[-1] != '-' && p[-1] != ',')
+		p--;
+	return atoi(p);
+}
+
+/*
+ * Why a SCHED_FIFO loop must not run here, or NULL: without RT throttling
+ * (sched_rt_runtime_us -1) it would hold its CPU for good, and the bench's
+ * thread there, and so the whole run, would wait for ever.
+ */
+static const char *hog_refused(void)
+{
+	char buf[32];
+
+	if (pcp_read_file("/proc/sys/kernel/sched_rt_runtime_us", buf,
+			  sizeof(buf)) <= 0 || atol(buf) < 0)
+		return "RT throttling is off or unknown (sched_rt_runtime_us)";
+	return NULL;
+}
 
 /*
  * A SCHED_FIFO busy loop on @cpu, as a real-time task on an isolated CPU
  * would be: the kernel's RT throttling (95%) still lets the CPU's other
- * tasks run 50 ms a second. Dies with pcpctl. Its pid, or -1.
+ * tasks run 50 ms a second. It dies with pcpctl, or after 5 minutes in
+ * any case. Its pid, or -1 when it could not start (EPERM, say).
  */
 static pid_t start_hog(int cpu)
 {
 	struct sched_param sp = { .sched_priority = 1 };
+	pid_t pid, parent = getpid();
 	int status;
-	pid_t pid;
 
 	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (!pid) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		/* the parent may have died before the line above */
+		if (getppid() != parent)
+			_exit(1);
+		alarm(300);
 		if (pcp_pin(cpu) || sched_setscheduler(0, SCHED_FIFO, &sp))
 			_exit(1);
 		for (;;)
@@ -925,7 +983,7 @@ static int design_latencies(const struct opts *o, struct design *d, int held)
 		if (err)
 			return FAILED;
 		d->lat[held][i][0] = f.a[0] / 1e6;
-		d->lat[held][i][1] = f.b[0] * nr / 1e6;
+		d->lat[held][i][1] = f.b[0] * f.ops[0] / 1e6;
 	}
 	return 0;
 }
@@ -936,9 +994,10 @@ static int measure_design(const struct opts *o, const char *lock,
 {
 	unsigned int nr = o->quick ? 10000 : 50000;
 	struct figures rows[NR_ROWS], f;
+	int row, cpu = last_online_cpu();
+	const char *refused;
 	char params[32];
 	pid_t hog;
-	int row;
 
 	snprintf(params, sizeof(params), "lock=%s", lock);
 	if (pcp_reload(params) || pcp_write("config", "mode=single " BENCH_KNOBS)) {
@@ -954,12 +1013,14 @@ static int measure_design(const struct opts *o, const char *lock,
 	d->all = mean(f.a, f.nr) + mean(f.b, f.nr);
 	if (design_latencies(o, d, 0))
 		return FAILED;
-	hog = start_hog(pcp_nr_cpus() - 1);
+	refused = hog_refused();
+	hog = refused ? -1 : start_hog(cpu);
 	if (hog < 0) {
-		fprintf(stderr, "%s: bench: cannot run a SCHED_FIFO loop on CPU %d\n",
-			prog, pcp_nr_cpus() - 1);
-		return FAILED;
+		snprintf(d->held_skipped, sizeof(d->held_skipped), "%s",
+			 refused ? refused : "cannot run a SCHED_FIFO loop (no permission?)");
+		return 0;
 	}
+	d->held_skipped[0] = '\0';
 	row = design_latencies(o, d, 1);
 	stop_hog(hog);
 	return row;
@@ -980,6 +1041,38 @@ static void design_line(const struct opts *o, const char *what,
 }
 
 /*
+ * Whether modprobe can load pcpcache again: modules.dep lists it (an
+ * insmod from a build tree leaves it out, and it would stay unloaded).
+ */
+static bool modprobe_finds_pcpcache(void)
+{
+	char path[320], *line = NULL;
+	struct utsname u;
+	bool found = false;
+	size_t size = 0;
+	FILE *f;
+
+	uname(&u);
+	snprintf(path, sizeof(path), "/lib/modules/%s/modules.dep", u.release);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (!found && getline(&line, &size, f) > 0) {
+		char *colon = strchr(line, ':'), *name;
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		name = strrchr(line, '/');
+		name = name ? name + 1 : line;
+		found = !strncmp(name, "pcpcache.ko", strlen("pcpcache.ko"));
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/*
  * Benchmark 9: the two locking designs in one run, the module reloaded
  * between them and then with the design it had. Fills @d[0] (local) and
  * @d[1] (spin).
@@ -989,10 +1082,22 @@ static int bench_designs(const struct opts *o, struct design d[2])
 	static const char * const held[2] = { "every CPU busy",
 					       "a CPU held by SCHED_FIFO" };
 	char found[16] = "local", what[64], key[64];
-	int err, i, h, last = pcp_nr_cpus() - 1;
+	const char *skipped = NULL;
+	int err, i, h;
 
-	if (pcp_nr_cpus() < 2) {
-		fprintf(o->out, "\n9. the locking designs: skipped: needs two CPUs\n");
+	if (pcp_nr_cpus() < 2)
+		skipped = "needs two CPUs online";
+	else if (!modprobe_finds_pcpcache())
+		skipped = "modprobe cannot load pcpcache here (loaded with insmod?)";
+	if (skipped) {
+		fprintf(o->out, "\n9. the locking designs: skipped: %s\n", skipped);
+		json_bench(o, 9, "the locking designs", NULL, "see each row");
+		if (o->js) {
+			json_begin(o->js, NULL, '{');
+			json_str(o->js, "skipped", skipped);
+			json_end(o->js, '}');
+		}
+		json_bench_end(o);
 		return 0;
 	}
 	if (pcp_read_file(PCP_SYSFS "/parameters/lock", found, sizeof(found)) > 0)
@@ -1009,7 +1114,9 @@ static int bench_designs(const struct opts *o, struct design d[2])
 		return FAILED;
 	fprintf(o->out, "\n9. the locking designs, pcpcache reloaded for each (single mode; the\n"
 		"   latencies: ms, mean and worst of %u calls; CPU %d held by a SCHED_FIFO loop)\n",
-		o->quick ? 3 : 20, last);
+		o->quick ? 3 : 20, last_online_cpu());
+	if (d[0].held_skipped[0])
+		fprintf(o->out, "   (the held rows skipped: %s)\n", d[0].held_skipped);
 	fprintf(o->out, "%-44s %10s %10s %10s\n", "", "local", "spin", "spin/local");
 	json_bench(o, 9, "the locking designs", NULL, "see each row");
 	design_line(o, "hit pair (cycles)", "hit_pair", d[0].pair[1], d[1].pair[1]);
@@ -1018,6 +1125,12 @@ static int bench_designs(const struct opts *o, struct design d[2])
 	design_line(o, "hit pair / limit pair", "hit_pair_over_limit",
 		    d[0].pair[1] / d[0].pair[3], d[1].pair[1] / d[1].pair[3]);
 	design_line(o, "all-CPU alloc + free (cycles)", "all_cpu", d[0].all, d[1].all);
+	if (o->js && d[0].held_skipped[0]) {
+		json_begin(o->js, NULL, '{');
+		json_str(o->js, "what", "held");
+		json_str(o->js, "skipped", d[0].held_skipped);
+		json_end(o->js, '}');
+	}
 	for (h = 0; h < 2; h++) {
 		for (i = 0; i < NR_LATENCIES; i++) {
 			snprintf(what, sizeof(what), "%s, %s: mean", latency_tests[i], held[h]);
@@ -1250,7 +1363,8 @@ static int run_all(const struct opts *o)
 	char what[64];
 	int n;
 
-	memset(d, 0xff, sizeof(d));	/* NANs: what did not run */
+	for (n = 0; n < 2; n++)
+		design_init(&d[n]);
 	for (n = 0; n < NR_ROWS; n++)
 		one[n] = all[n] = pair[n] = NAN;
 	for (n = 0; n < NR_ORDERS; n++)
