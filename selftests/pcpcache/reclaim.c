@@ -260,7 +260,13 @@ TEST_F_TIMEOUT(reclaim, shrinker_does_not_wait_for_a_busy_cpu, 900)
 	cached = fill_to_limit(self->fd);
 	ASSERT_LT(0, cached);
 	avail_kb = meminfo_kb("MemAvailable");
-	want_kb = avail_kb + cached * 4 * 3 / 4;
+	/*
+	 * half of what the CPUs that run hold: under lock=local the held
+	 * CPU's pages come back only when throttling lets it run, as the
+	 * kernel's own lists did before 6.0, and on a small machine asking
+	 * for them too would call the OOM killer whatever the shrinker does
+	 */
+	want_kb = avail_kb + cached * 4 / 2 * held / (held + 1);
 	pcp_run("dmesg -c >/dev/null");
 
 	hog = hold_cpu(held, 300);
