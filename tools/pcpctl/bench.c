@@ -644,7 +644,7 @@ static int bench_counters(const struct opts *o, double *switch_ms)
 
 /*
  * Benchmark 7: benchmark 2 for each order the magazines cache, in the
- * three modes; figures per pair of blocks. Fills @ratio[order] with
+ * three modes; figures per pair of blocks. Fills @ratio_pt[order] with
  * single mode's pair over passthrough's.
  */
 static int bench_orders(const struct opts *o, double *ratio_pt)
