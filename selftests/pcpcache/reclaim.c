@@ -116,6 +116,23 @@ TEST_F(reclaim, offline_cpu_is_drained_and_comes_back_current)
 }
 
 /*
+ * Wait up to 30 s for the books to balance: a drain or shrink nobody
+ * waited for has pages on their way back to the buddy allocator, off the
+ * books until they arrive. ASSERT_BOOKS_BALANCE() checks afterwards.
+ */
+static void wait_books_balance(char *why, size_t size)
+{
+	struct pcp_stats st;
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		if (!pcp_read_stats(&st) && pcp_books_balance(&st, why, size))
+			return;
+		usleep(100000);
+	}
+}
+
+/*
  * Fill every magazine to the most the rules allow (a quarter of RAM over
  * the online CPUs); the pages cached afterwards.
  */
@@ -278,17 +295,19 @@ TEST_F_TIMEOUT(reclaim, shrinker_does_not_wait_for_a_busy_cpu, 900)
 
 	EXPECT_EXITED_0(status);
 	EXPECT_NE(0, pcp_run("dmesg | grep -i -E 'out of memory|oom-kill'"));
+	/* the held CPU answers late, once it runs */
+	wait_books_balance(self->why, sizeof(self->why));
 	ASSERT_BOOKS_BALANCE();
 	EXPECT_LT(0, pcp_stat(&self->st, "shrink_pages"));
 	ASSERT_LE(0, pcp_stat(&self->st, "shrink_longest_us"));
 	EXPECT_GT(rt_us, pcp_stat(&self->st, "shrink_longest_us"));
 	/*
-	 * under lock=local the held CPU was asked and not waited for; with
-	 * two nodes it is on the other one, which CPU 0's reclaim need not ask
+	 * Whether the held CPU was asked at all (and, under lock=local,
+	 * skipped) is reported, not asserted: a reclaimer takes its own
+	 * CPU's pages first, kswapd too, and where those suffice nobody asks
+	 * the others. A design that waits for every CPU fails the scan time
+	 * above.
 	 */
-	if (!strncmp(lock, "local", 5) &&
-	    !pcp_exists("/sys/devices/system/node/node1"))
-		EXPECT_LT(0, pcp_stat(&self->st, "shrink_skipped"));
 
 	/* the same request without pcpcache, for comparison */
 	close(self->fd);
@@ -332,33 +351,60 @@ static int set_block_state(int block, const char *state)
 	return pcp_write_file(path, state);
 }
 
-/* The pfn of the page the last failed offlining dumped as unmovable, or 0. */
-static unsigned long unmovable_pfn(void)
+/*
+ * The pfn of the page offline_pages() dumped as unmovable in the kernel
+ * log records @kmsg has not read yet (the last one), or 0. Read here,
+ * without starting a process: a process's stack and page tables come and
+ * go in the memory being tried.
+ */
+static unsigned long unmovable_pfn(int kmsg)
 {
-	unsigned long pfn = 0;
-	char line[128];
-	FILE *f = popen("dmesg | grep -B 4 'page dumped because: unmovable page' | grep -o 'pfn:0x[0-9a-f]*' | tail -n 1", "r");
+	unsigned long pfn = 0, seen = 0;
+	char rec[1024], *at;
+	ssize_t n;
 
-	if (!f)
-		return 0;
-	if (fgets(line, sizeof(line), f))
-		sscanf(line, "pfn:0x%lx", &pfn);
-	pclose(f);
+	while ((n = read(kmsg, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
+		if (n < 0)
+			continue;
+		rec[n] = '\0';
+		at = strstr(rec, " pfn:0x");
+		if (at)
+			sscanf(at, " pfn:0x%lx", &seen);
+		if (strstr(rec, "page dumped because: unmovable page"))
+			pfn = seen;
+	}
 	return pfn;
 }
 
-/* The reference count of @pfn (/proc/kpagecount), or -1. */
-static long page_count_of(unsigned long pfn)
+/*
+ * Try to take memory block @block offline, as a user would: a failure
+ * with EBUSY is retried after the pages on their way somewhere have
+ * arrived (the last block's drain, pages in a CPU's LRU batch, which
+ * compaction drains first). On return, *@pfn is the page offline_pages()
+ * dumped as unmovable on the last try and *@again says whether the try
+ * before it dumped the same page, or 0 and false.
+ */
+static int offline_block(int kmsg, int block, unsigned long *pfn, bool *again)
 {
-	unsigned long long count;
-	int fd = open("/proc/kpagecount", O_RDONLY);
-	ssize_t n;
+	unsigned long last = 0;
+	int err = 0, try;
 
-	if (fd < 0)
-		return -1;
-	n = pread(fd, &count, sizeof(count), pfn * sizeof(count));
-	close(fd);
-	return n == sizeof(count) ? (long)count : -1;
+	*pfn = 0;
+	*again = false;
+	for (try = 0; try < 3; try++) {
+		if (try) {
+			pcp_write_file("/proc/sys/vm/compact_memory", "1");
+			sleep(1);
+		}
+		unmovable_pfn(kmsg);
+		err = set_block_state(block, "offline");
+		if (err != -EBUSY)
+			break;
+		last = *pfn;
+		*pfn = unmovable_pfn(kmsg);
+		*again = *pfn && *pfn == last;
+	}
+	return err;
 }
 
 /*
@@ -368,16 +414,20 @@ static long page_count_of(unsigned long pfn)
  * cache holds pages of it with a reference: the memory notifier drains the
  * magazines, as offline_pages() drains the kernel's own lists. The
  * kernel's own allocations (a slab, a task's stack) may land there
- * meanwhile and keep a block online whatever pcpcache does: a block that
- * fails is checked by draining pcpcache and looking at the page that kept
- * it (offline_pages() dumps it): if it lost its reference, it was
- * pcpcache's, and the test fails. Isolation also fails, without a dump,
- * for reasons no reference is behind; such a block is left out too.
+ * meanwhile and keep a block online whatever pcpcache does. A page with a
+ * reference for a moment (one being freed, by pcpcache or anyone, or
+ * waiting in a CPU's LRU batch) fails one try too, so only a page that
+ * kept two tries in a row from succeeding is looked at: if it no longer
+ * keeps the block online once pcpcache is drained, it was pcpcache's, and
+ * the test fails. (/proc/kpagecount cannot tell: it counts mappings, not
+ * references.) Isolation also fails, without a dump, for reasons no
+ * reference is behind; such a block is left out too.
  */
 TEST_F_TIMEOUT(reclaim, memory_offline_gives_cached_pages_back, 900)
 {
-	int blocks[64], nr, i, err, offlined = 0;
+	int blocks[64], nr, i, err, kmsg, offlined = 0;
 	unsigned long pfn;
+	bool again;
 
 	nr = memory_blocks("offline", blocks, 64);
 	if (!nr)
@@ -391,38 +441,33 @@ TEST_F_TIMEOUT(reclaim, memory_offline_gives_cached_pages_back, 900)
 	TH_LOG("%lld pages cached with %d blocks of hotplugged memory online",
 	       pcp_stat(&self->st, "cached"), nr);
 
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, kmsg);
 	for (i = 0; i < nr; i++) {
-		pcp_run("dmesg -c > /dev/null");
-		err = set_block_state(blocks[i], "offline");
-		if (err == -EBUSY) {
-			/*
-			 * the drain the last block's offline queued may still
-			 * be giving pages back, each with a reference for a
-			 * moment: retry once it is done, as a user would
-			 */
-			sleep(1);
-			pcp_run("dmesg -c > /dev/null");
-			err = set_block_state(blocks[i], "offline");
-		}
+		err = offline_block(kmsg, blocks[i], &pfn, &again);
 		if (!err) {
 			offlined++;
 			continue;
 		}
-		pfn = unmovable_pfn();
-		if (!pfn) {
-			/* a page with a reference is always dumped */
-			TH_LOG("memory%d: %s, no page with a reference to blame",
+		if (!again) {
+			TH_LOG("memory%d: %s, no page kept two tries from succeeding",
 			       blocks[i], strerror(-err));
 			continue;
 		}
 		ASSERT_EQ(0, pcp_write("drain", "1"));
-		ASSERT_LT(0, page_count_of(pfn)) {
-			TH_LOG("memory%d was kept online by pfn %#lx, which pcpcache held",
+		sleep(1);
+		unmovable_pfn(kmsg);
+		err = set_block_state(blocks[i], "offline");
+		ASSERT_EQ(pfn, err ? unmovable_pfn(kmsg) : 0) {
+			TH_LOG("memory%d was kept online by pfn %#lx until pcpcache was drained",
 			       blocks[i], pfn);
 		}
 		TH_LOG("memory%d is kept online by pfn %#lx, not pcpcache's",
 		       blocks[i], pfn);
 	}
+	close(kmsg);
+	/* the notifier's drains give their pages back unwaited */
+	wait_books_balance(self->why, sizeof(self->why));
 	ASSERT_BOOKS_BALANCE();
 	EXPECT_EQ(0, pcp_stat(&self->st, "held"));
 	if (!offlined)
