@@ -363,9 +363,13 @@ static unsigned long unmovable_pfn(int kmsg)
 	char rec[1024], *at;
 	ssize_t n;
 
-	while ((n = read(kmsg, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
-		if (n < 0)
+	for (;;) {
+		n = read(kmsg, rec, sizeof(rec) - 1);
+		/* EPIPE: records were overwritten before we read them */
+		if (n < 0 && errno == EPIPE)
 			continue;
+		if (n <= 0)
+			break;
 		rec[n] = '\0';
 		at = strstr(rec, " pfn:0x");
 		if (at)
