@@ -22,6 +22,7 @@
  *
  * Counters are per-CPU this_cpu_add()s and need no lock (stats.h).
  */
+#include <linux/cpuset.h>
 #include <linux/export.h>
 #include <linux/highmem.h>
 #include <linux/memcontrol.h>
@@ -471,7 +472,7 @@ static noinline bool pcpcache_task_excludes_node(int nid)
 {
 	struct mempolicy *pol = current->mempolicy;
 
-	if (!node_isset(nid, current->mems_allowed))
+	if (!node_isset(nid, cpuset_current_mems_allowed))
 		return true;
 	if (!pol)
 		return false;
@@ -498,7 +499,7 @@ static bool pcpcache_placement_allowed(void)
 	if (nr_node_ids == 1 || !in_task())
 		return true;
 	nid = numa_mem_id();
-	if (likely(!current->mempolicy && node_isset(nid, current->mems_allowed)))
+	if (likely(!current->mempolicy && node_isset(nid, cpuset_current_mems_allowed)))
 		return true;
 	return !pcpcache_task_excludes_node(nid);
 }
