@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kselftest_harness.h"
+#include "pcpcache_harness.h"
 #include "pcpcache_util.h"
 
 #define API_TEST	"pcpcache_api_test"
@@ -77,19 +77,27 @@ static long param(const char *name)
 	return atol(buf);
 }
 
-/* Switch modes and knobs, drain, until @child exits; its wait status. */
-static int churn_until_exit(pid_t child)
+/*
+ * Switch modes and knobs, drain, until @child exits; its wait status.
+ * Every write must be taken; @writes counts them, @failed those refused.
+ */
+static int churn_until_exit(pid_t child, unsigned int *writes,
+			    unsigned int *failed)
 {
 	static const char * const modes[] = { "passthrough", "single", "split" };
-	static const char * const highs[] = { "16", "378", "1000" };
+	/* each one valid with the default batch (63): none may be refused */
+	static const char * const highs[] = { "64", "378", "1000" };
 	unsigned int i = 0;
 	int status;
 
 	while (waitpid(child, &status, WNOHANG) == 0) {
-		pcp_write("mode", modes[i % 3]);
-		pcp_write("high", highs[i % 3]);
-		if (i % 5 == 0)
-			pcp_write("drain", "1");
+		*failed += !!pcp_write("mode", modes[i % 3]);
+		*failed += !!pcp_write("high", highs[i % 3]);
+		*writes += 2;
+		if (i % 5 == 0) {
+			*failed += !!pcp_write("drain", "1");
+			(*writes)++;
+		}
 		usleep(20000);
 		i++;
 	}
@@ -99,6 +107,7 @@ static int churn_until_exit(pid_t child)
 TEST_F(api, every_context_every_cpu)
 {
 	char cmd[PATH_MAX + 64];
+	unsigned int writes = 0, failed = 0;
 	pid_t child;
 	int status;
 
@@ -109,7 +118,7 @@ TEST_F(api, every_context_every_cpu)
 	if (!child)
 		_exit(pcp_run("%s", cmd));
 	if (variant->switching)
-		status = churn_until_exit(child);
+		status = churn_until_exit(child, &writes, &failed);
 	else
 		ASSERT_EQ(child, waitpid(child, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) {
@@ -130,6 +139,13 @@ TEST_F(api, every_context_every_cpu)
 	}
 	EXPECT_EQ(0, pcp_stat(&self->st, "held"));
 	EXPECT_EQ(pcp_stat(&self->st, "alloc_fail"), param("failed_allocs"));
+	if (variant->switching) {
+		/* the modes switched under the callers, several times over */
+		EXPECT_EQ(0, failed) {
+			TH_LOG("%u of %u control writes refused", failed, writes);
+		}
+		EXPECT_LE(6, pcp_stat(&self->st, "mode_switches"));
+	}
 
 	/* a module using the API pins pcpcache */
 	EXPECT_NE(0, pcp_run("rmmod pcpcache 2>/dev/null"));

@@ -106,25 +106,49 @@ TEST_F(burst, every_cpu)
 		  pcp_stat(&self->st, "buddy_free"));
 }
 
-/* Pages allocated on one CPU and freed on the next, through one file. */
+/*
+ * Pages allocated on one CPU and freed on the next, through one file: the
+ * next CPU caches them, on the list the free asked for (split mode's cold
+ * list for a cold free), within its high; passthrough caches nothing.
+ */
 TEST_F(burst, cross_cpu_frees)
 {
 	struct pcp_pageset sets[PCP_MAX_CPUS];
-	int cpu, nr = pcp_nr_cpus();
+	int cpu, next, cold, nr = pcp_nr_cpus();
+	bool split = !strcmp(variant->mode, "split");
 
 	if (nr < 2)
 		SKIP(return, "needs two CPUs, this machine has one");
 	for (cpu = 0; cpu < nr; cpu++) {
+		next = (cpu + 1) % nr;
+		cold = cpu & 1;
+		ASSERT_EQ(0, pcp_write("drain", "1"));
 		ASSERT_EQ(0, pcp_pin(cpu));
 		ASSERT_EQ(0, pcp_alloc(self->fd, BURST, 0, NULL));
-		ASSERT_EQ(0, pcp_pin((cpu + 1) % nr));
-		ASSERT_EQ(0, pcp_free(self->fd, BURST, cpu & 1, NULL));
+		ASSERT_EQ(0, pcp_pin(next));
+		ASSERT_EQ(0, pcp_free(self->fd, BURST, cold ? PCPCACHE_COLD : 0, NULL));
 		ASSERT_BOOKS_BALANCE();
+		ASSERT_LT(next, pcp_read_pagesets(sets, PCP_MAX_CPUS));
+		ASSERT_EQ(next, sets[next].cpu);
+		if (!variant->caches) {
+			EXPECT_EQ(0, sets[next].count);
+			continue;
+		}
+		if (split && cold) {
+			EXPECT_EQ(0, sets[next].count);
+			EXPECT_LT(0, sets[next].cold_count);
+			EXPECT_GE(sets[next].cold_high, sets[next].cold_count);
+		} else {
+			EXPECT_LT(0, sets[next].count) {
+				TH_LOG("CPU %d cached none of the %d pages freed on it",
+				       next, BURST);
+			}
+			EXPECT_GE(sets[next].high, sets[next].count);
+			if (split)
+				EXPECT_EQ(0, sets[next].cold_count);
+		}
 	}
 	EXPECT_EQ(0, pcp_stat(&self->st, "held"));
-	ASSERT_LT(0, pcp_read_pagesets(sets, PCP_MAX_CPUS));
-	for (cpu = 0; cpu < nr && variant->caches; cpu++)
-		EXPECT_LE(0, sets[cpu].count);
 }
 
 /*

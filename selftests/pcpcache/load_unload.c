@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kselftest_harness.h"
+#include "pcpcache_harness.h"
 #include "pcpcache_stress.h"
 
 #define DEBUGFS_DIR	PCP_DIR
@@ -112,18 +112,22 @@ TEST_F(pcpcache, bad_mode_parameter_fails_load)
 	static const char * const bad[] = {
 		"bogus", "Single", "singlex", "sing", "\"\"", "\"single split\"",
 	};
+	long long mark;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		mark = pcp_log_mark();
 		EXPECT_NE(0, pcp_run("modprobe pcpcache mode=%s 2>/dev/null", bad[i])) {
 			TH_LOG("mode=%s was accepted", bad[i]);
 		}
 		EXPECT_FALSE(pcp_exists(SYSFS_MODULE));
 		if (pcp_exists(SYSFS_MODULE))
 			pcp_run("rmmod pcpcache");
+		/* the kernel names the parameter that was refused, each time */
+		EXPECT_EQ(0, pcp_log_grep(mark, "invalid for parameter `mode'")) {
+			TH_LOG("no message naming mode after mode=%s", bad[i]);
+		}
 	}
-	/* The kernel names the parameter that was refused. */
-	EXPECT_EQ(0, pcp_run("dmesg | grep -q \"invalid for parameter \\`mode'\""));
 }
 
 TEST_F(pcpcache, knob_parameters_set_knobs)
@@ -164,18 +168,18 @@ TEST_F_TIMEOUT(pcpcache, bad_knob_parameters_fail_load, 300)
 		{ "cold_high=4000000000", "cold_high" },
 		{ "batch=8x", "batch" },
 	};
+	long long mark;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		pcp_run("dmesg -c >/dev/null");
+		mark = pcp_log_mark();
 		EXPECT_NE(0, pcp_run("modprobe pcpcache %s 2>/dev/null", bad[i][0])) {
 			TH_LOG("%s was accepted", bad[i][0]);
 		}
 		EXPECT_FALSE(pcp_exists(SYSFS_MODULE));
 		if (pcp_exists(SYSFS_MODULE))
 			pcp_run("rmmod pcpcache");
-		EXPECT_EQ(0, pcp_run("dmesg | grep pcpcache | grep -q -- '%s'",
-				 bad[i][1])) {
+		EXPECT_EQ(0, pcp_log_grep(mark, "pcpcache.*%s", bad[i][1])) {
 			TH_LOG("no message naming %s after %s", bad[i][1],
 			       bad[i][0]);
 		}
@@ -247,6 +251,7 @@ TEST_F(pcpcache, unload_after_stress_gives_pages_back)
 /* rmmod says the books closed: every page taken was given back */
 TEST_F(pcpcache, unload_reports_balanced_books)
 {
+	long long mark;
 	int fd, cpu;
 
 	ASSERT_EQ(0, pcp_run("modprobe pcpcache"));
@@ -258,10 +263,10 @@ TEST_F(pcpcache, unload_reports_balanced_books)
 		ASSERT_EQ(0, pcp_free(fd, 100, PCPCACHE_COLD, NULL));
 	}
 	close(fd);
-	pcp_run("dmesg -c >/dev/null");
+	mark = pcp_log_mark();
 	ASSERT_EQ(0, pcp_run("rmmod pcpcache"));
-	EXPECT_EQ(0, pcp_run("dmesg | grep -E -q 'pcpcache: unloaded; buddy_alloc ([1-9][0-9]*) == buddy_free \\1$'")) {
-		pcp_run("dmesg | grep pcpcache");
+	EXPECT_EQ(0, pcp_log_grep(mark, "pcpcache: unloaded; buddy_alloc ([1-9][0-9]*) == buddy_free \\1$")) {
+		pcp_log_grep(mark, "pcpcache");
 	}
 }
 

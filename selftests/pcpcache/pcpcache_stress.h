@@ -46,6 +46,7 @@ struct pcp_stress_result {
 	char failure[256];
 };
 
+unsigned int pcp_default_seed(void);
 int pcp_stress_run(const struct pcp_stress_opts *opts,
 		   struct pcp_stress_result *res);
 int pcp_cpu_set_online(int cpu, bool online);

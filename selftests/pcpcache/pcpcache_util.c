@@ -5,14 +5,17 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <regex.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pcpcache_util.h"
@@ -224,6 +227,23 @@ unsigned long pcp_max_high_sum(void)
 	return max;
 }
 
+/* The value of @key in /proc/meminfo (kB), or -1. */
+long pcp_meminfo_kb(const char *key)
+{
+	char line[128], name[64];
+	long val = -1, v;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63[^:]: %ld", name, &v) == 2 &&
+		    !strcmp(name, key))
+			val = v;
+	fclose(f);
+	return val;
+}
+
 /* Where each column of the pagesets file goes, by the header's names. */
 static long *pageset_field(struct pcp_pageset *s, const char *name)
 {
@@ -357,4 +377,198 @@ int pcp_free(int fd, unsigned int count, unsigned int flags,
 	     struct pcpcache_pages *req)
 {
 	return pages_ioctl(fd, PCPCACHE_IOC_FREE, count, flags, req);
+}
+
+/* Allocate @nr on every online CPU and free them there, @cold of them cold. */
+int pcp_fill(int fd, unsigned int nr, unsigned int cold)
+{
+	int cpu, err = 0;
+
+	for (cpu = 0; cpu < pcp_nr_cpus() && !err; cpu++) {
+		err = pcp_pin(cpu);
+		if (!err)
+			err = pcp_alloc(fd, nr, 0, NULL);
+		if (!err && nr > cold)
+			err = pcp_free(fd, nr - cold, 0, NULL);
+		if (!err && cold)
+			err = pcp_free(fd, cold, PCPCACHE_COLD, NULL);
+	}
+	return err;
+}
+
+/*
+ * Wait up to 30 s for the books to balance: a drain or shrink nobody
+ * waited for has pages on their way back to the buddy allocator, off the
+ * books until they arrive. ASSERT_BOOKS_BALANCE() checks afterwards.
+ */
+void pcp_wait_books_balance(char *why, size_t size)
+{
+	struct pcp_stats st;
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		if (!pcp_read_stats(&st) && pcp_books_balance(&st, why, size))
+			return;
+		usleep(100000);
+	}
+}
+
+/*
+ * Fill every magazine to the most the rules allow (a quarter of RAM over
+ * the online CPUs, high and cold_high together); with @split, half of it
+ * on split mode's cold lists. The pages cached afterwards.
+ */
+long pcp_fill_to_limit(int fd, bool split)
+{
+	long limit = pcp_meminfo_kb("MemTotal") / 4 / 4 / pcp_nr_cpus() - 126;
+	long cold = split ? limit / 2 : 0;
+	struct pcp_stats st;
+	char val[32], cold_val[32];
+
+	if (limit < 1000)
+		return -1;
+	snprintf(val, sizeof(val), "%ld", limit - cold);
+	/* the default cold_high (126) is in the bound already */
+	snprintf(cold_val, sizeof(cold_val), "%ld", cold + 126);
+	if (pcp_write("high", val) ||
+	    (split && pcp_write("cold_high", cold_val)) ||
+	    pcp_write_file(PCP_SYSFS "/parameters/user_max_pages", "1000000") ||
+	    pcp_write_file(PCP_SYSFS "/parameters/user_max_total", "1000000") ||
+	    pcp_fill(fd, limit, cold) || pcp_read_stats(&st))
+		return -1;
+	return pcp_stat(&st, "cached");
+}
+
+/*
+ * In a child on CPU 0, map and touch @kb of memory; its wait status, and
+ * how long it took in @ms.
+ */
+int pcp_use_memory(long kb, long *ms)
+{
+	struct timespec t0, t1;
+	pid_t child;
+	int status = -1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	child = fork();
+	if (child < 0)
+		return -1;
+	if (!child) {
+		size_t len = kb * 1024, off;
+		char *p;
+
+		pcp_pin(0);
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			_exit(2);
+		for (off = 0; off < len; off += 4096)
+			p[off] = 1;
+		_exit(0);
+	}
+	waitpid(child, &status, 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	*ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	return status;
+}
+
+/*
+ * Call @fn with the sequence number and text of every record in the
+ * kernel log (/dev/kmsg: "PRI,SEQ,TS,FLAGS;TEXT", one record a read)
+ * until it returns false; -1 when the log cannot be read.
+ */
+static int for_each_log_record(bool (*fn)(long long seq, const char *text, void *arg),
+			       void *arg)
+{
+	char rec[2048], *text, *nl;
+	long long seq;
+	ssize_t n;
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		/* EPIPE: records were overwritten before we read them */
+		if (n < 0 && errno == EPIPE)
+			continue;
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		text = strchr(rec, ';');
+		if (!text || sscanf(rec, "%*u,%lld,", &seq) != 1)
+			continue;
+		nl = strchr(++text, '\n');
+		if (nl)
+			*nl = '\0';
+		if (!fn(seq, text, arg))
+			break;
+	}
+	close(fd);
+	return 0;
+}
+
+static bool log_last_seq(long long seq, const char *text, void *arg)
+{
+	(void)text;
+	*(long long *)arg = seq;
+	return true;
+}
+
+/*
+ * A mark in the kernel log: pcp_log_grep() reads only what was logged
+ * after it. The log is not cleared (dmesg -c), so that the guest's init
+ * can still read all of it at the end. -1 when the log cannot be read.
+ */
+long long pcp_log_mark(void)
+{
+	long long last = -1;
+
+	if (for_each_log_record(log_last_seq, &last))
+		return -1;
+	return last + 1;
+}
+
+struct log_grep {
+	long long mark;
+	regex_t re;
+	int found;
+};
+
+static bool log_match(long long seq, const char *text, void *arg)
+{
+	struct log_grep *g = arg;
+
+	if (seq >= g->mark && !regexec(&g->re, text, 0, NULL, 0)) {
+		printf("# kernel: %s\n", text);
+		g->found = 1;
+	}
+	return true;
+}
+
+/*
+ * Whether a message logged since @mark (pcp_log_mark()) matches the
+ * extended regular expression made from @fmt, as "grep -E" would: 0 when
+ * one does (each one is printed as a "# kernel:" line), 1 when none, -1
+ * when the log cannot be read or the expression is wrong.
+ */
+int pcp_log_grep(long long mark, const char *fmt, ...)
+{
+	struct log_grep g = { .mark = mark };
+	char ere[512];
+	va_list ap;
+	int err;
+
+	if (mark < 0)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(ere, sizeof(ere), fmt, ap);
+	va_end(ap);
+	if (regcomp(&g.re, ere, REG_EXTENDED | REG_NOSUB))
+		return -1;
+	err = for_each_log_record(log_match, &g);
+	regfree(&g.re);
+	if (err)
+		return -1;
+	return g.found ? 0 : 1;
 }

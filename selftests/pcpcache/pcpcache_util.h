@@ -46,6 +46,8 @@ struct pcp_pageset {
 extern const char *pcp_dir;
 
 int pcp_run(const char *fmt, ...) __printf(1, 2);
+long long pcp_log_mark(void);
+int pcp_log_grep(long long mark, const char *fmt, ...) __printf(2, 3);
 void pcp_path(char *buf, size_t size, const char *file);
 bool pcp_exists(const char *path);
 bool pcp_debugfs_mounted(void);
@@ -61,6 +63,11 @@ long long pcp_stat(const struct pcp_stats *st, const char *name);
 bool pcp_books_balance(const struct pcp_stats *st, char *why, size_t size);
 int pcp_read_pagesets(struct pcp_pageset *sets, int max);
 unsigned long pcp_max_high_sum(void);
+long pcp_meminfo_kb(const char *key);
+int pcp_fill(int fd, unsigned int nr, unsigned int cold);
+void pcp_wait_books_balance(char *why, size_t size);
+long pcp_fill_to_limit(int fd, bool split);
+int pcp_use_memory(long kb, long *ms);
 int pcp_reload(const char *params);
 int pcp_nr_cpus(void);
 int pcp_pin(int cpu);

@@ -155,10 +155,14 @@ check "stress tells another writer's changes from its own" sh -c '
 	before=$(cat '$S'/config)
 	pcpctl stress --seconds 8 --seed 7 > /tmp/stress.out 2>&1 &
 	stress=$!
-	# the other writer starts once the stress has read what to put back,
-	# and is done (4 writes, a few seconds under emulation) well before
-	# the stress ends and puts it back
-	sleep 1
+	# the other writer starts once the stress has read what to put back
+	# (its controller has changed the configuration), and is done (4
+	# writes, under a second under emulation) well before the stress ends
+	# and puts it back
+	for i in $(seq 100); do
+		[ "$(cat '$S'/config)" != "$before" ] && break
+		sleep 0.1
+	done
 	for i in 1 2; do
 		echo split > '$S'/mode || exit 1
 		sleep 0.1

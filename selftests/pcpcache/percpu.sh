@@ -77,7 +77,14 @@ since_counts_the_pairs()
 # rates are the sum of the CPUs' (rounded)
 watch_blocks_add_up()
 {
-	pcpctl stress --seconds 3 --calm > /dev/null &
+	before=$(awk '$1 == "alloc" { print $2 }' $D/stats)
+	# long enough for the two 1 s blocks of watch to fall inside it
+	# however slowly the stress starts: watch begins once it allocates
+	pcpctl stress --seconds 8 --calm > /dev/null &
+	for i in $(seq 100); do
+		[ "$(awk '$1 == "alloc" { print $2 }' $D/stats)" != "$before" ] && break
+		sleep 0.1
+	done
 	pcpctl watch --per-cpu 1 2 > /tmp/watch
 	rc=$?
 	wait

@@ -10,7 +10,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "kselftest_harness.h"
+#include "pcpcache_harness.h"
 #include "pcpcache_util.h"
 
 FIXTURE(user) {
@@ -19,6 +19,14 @@ FIXTURE(user) {
 	int fd;
 };
 
+FIXTURE_VARIANT(user) {
+	const char *params;
+};
+
+/* the hot list alone, and split mode's hot and cold lists */
+FIXTURE_VARIANT_ADD(user, single) { .params = "mode=single" };
+FIXTURE_VARIANT_ADD(user, split) { .params = "mode=split" };
+
 FIXTURE_SETUP(user)
 {
 	const char *why = pcp_skip_reason();
@@ -26,7 +34,7 @@ FIXTURE_SETUP(user)
 	self->fd = -1;
 	if (why)
 		SKIP(return, "%s", why);
-	ASSERT_EQ(0, pcp_reload(NULL));
+	ASSERT_EQ(0, pcp_reload(variant->params));
 	self->fd = pcp_open_user();
 	ASSERT_LE(0, self->fd);
 	ASSERT_EQ(0, pcp_pin(0));

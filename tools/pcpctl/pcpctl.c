@@ -62,7 +62,8 @@ static void stress_usage(FILE *f)
 		"  --seconds N  how long to run, 1 to 86400 (default 10)\n"
 		"  --cpus LIST  CPUs to run on, like 0-3,6\n"
 		"  --seed S     seed of every random choice, 0 to 4294967295,\n"
-		"               to replay a run\n"
+		"               to replay a run (default: $PCPCACHE_SEED, else\n"
+		"               a new one)\n"
 		"  --calm       no controller: the configuration stays as it is\n"
 		"  --hotplug    the controller also takes CPUs offline and back\n"
 		"  --fault P    cut P%% of refills short (fault_refill) meanwhile\n",
@@ -99,7 +100,7 @@ static int cmd_stress(int argc, char **argv)
 	};
 	struct pcp_stress_opts opts = {
 		.seconds = 10,
-		.seed = time(NULL) ^ getpid(),
+		.seed = pcp_default_seed(),
 		.chaos = true,
 		.log = stderr,
 	};
