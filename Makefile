@@ -5,10 +5,14 @@
 #   make              module, selftests (and tools) against the newest
 #                     installed Debian headers, or KDIR=...
 #   make demo         boot the VM, load pcpcache and show what it does
-#   make check        host unit tests, then the kselftests in the VM
+#   make check        every lane with the tests it exists for (about 25
+#                     minutes on 2 cores; see tools/check)
+#   make check-full   the same with every selftest in every lane, the
+#                     bench, the rt and 6.12 kernels in the VM, the mutants
+#   make check-mutants the faults of tools/mutants/, each caught by its lane
 #   make deps         install what the above need (as root)
 #   make unit         host unit tests only
-#   make vm-check     kselftests in the VM only
+#   make vm-check     kselftests in the VM only, under both designs
 #   make bench        the full benchmarks, init_on_alloc=0 and =1, with
 #                     tables, CSV and plots in results/
 #   make check-debug  the selftests on a KASAN/lockdep/DEBUG_VM/kmemleak
@@ -94,10 +98,18 @@ unit: ksft
 	setarch $(shell uname -m) -R $(MAKE) -s -C module/tests OUTPUT=$(BUILD)/unit run_tests
 
 vm-check: all
-	$(TOP)/tools/vm/run --output $(BUILD)/vm-check.tap -- /kselftest/run_kselftest.sh
+	$(TOP)/tools/vm/run --timeout 2400 --output $(BUILD)/vm-check.tap \
+		--add $(TOP)/tools/vm/designs.sh:/root/designs.sh -- sh /root/designs.sh
+	@$(TOP)/tools/tap-ok $(BUILD)/vm-check.tap
 
 check: deps
 	@$(TOP)/tools/check
+
+check-full: deps
+	@$(TOP)/tools/check --full
+
+check-mutants: all
+	@$(TOP)/tools/check-mutants
 
 demo: deps
 	@$(MAKE) -s all
@@ -149,6 +161,6 @@ clean:
 	-$(MAKE) -C module clean
 	rm -rf $(BUILD)
 
-.PHONY: all deps module ksft selftests tools unit vm-check check check-debug demo bench \
+.PHONY: all deps module ksft selftests tools unit vm-check check check-full check-mutants check-debug demo bench \
 	lint matrix \
 	install uninstall clean

@@ -2,22 +2,36 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The debug lane, run inside the VM on the debug kernel by tools/check-debug:
-# the whole selftest suite, then the all-CPU stress with fail_page_alloc
-# making the stress's own allocations fail, both once per locking design,
-# then a kmemleak scan after unload. The kernel's reports (KASAN, lockdep,
-# ...) are caught by tools/vm/run on the console. TAP on stdout.
+#
+#   debug-lane.sh [--seed N] [TEST...]
+#
+# the selftests given (default: every one) under both locking designs,
+# then the all-CPU stress with fail_page_alloc making the stress's own
+# allocations fail, once per design, then a kmemleak scan after unload
+# and a look at whether lockdep is still on (it turns itself off after
+# its first report, so a later one would go unseen). The kernel's reports
+# (KASAN, lockdep, ...) are caught by tools/vm/run on the console. TAP on
+# stdout; exits 1 when anything failed.
 
 K=/sys/kernel/debug/kmemleak
 F=/sys/kernel/debug/fail_page_alloc
+rc=0
 
 echo clear > $K
 # allocations cost ~50 times more here: give each test program longer,
 # and leave out the one that measures how long reclaim waits
 sed -i 's/^timeout=.*/timeout=1500/' /kselftest/pcpcache/settings
 export PCPCACHE_SLOW_KERNEL=50
-sh /root/designs.sh
+seed=
+if [ "$1" = --seed ]; then
+	seed="--seed $2"
+	export PCPCACHE_SEED=$2
+	shift 2
+fi
+# shellcheck disable=SC2086
+sh /root/designs.sh $seed --lock local,spin "$@" || rc=1
 
-echo "1..3"
+echo "1..4"
 # fail_page_alloc: 10% of the allocations of the tasks that ask for it
 # (task-filter; the stress's workers set their make-it-fail once started),
 # not their user pages (ignore-gfp-highmem), within 2000 failures a run:
@@ -35,25 +49,41 @@ for lock in local spin; do
 	echo "options pcpcache lock=$lock" > /etc/modprobe.d/pcpcache-lock.conf
 	echo 2000 > $F/times
 	(cd /kselftest/pcpcache && exec ./stress -d 20 -f 0 -n -a) > /tmp/fail.tap 2>&1
-	rc=$?
+	src=$?
 	sed 's/^/# /' /tmp/fail.tap
-	if [ $rc = 0 ]; then
+	if [ $src = 0 ]; then
 		echo "ok $n stress under fail_page_alloc, lock=$lock"
 	else
-		echo "not ok $n stress under fail_page_alloc, lock=$lock # exit=$rc"
+		echo "not ok $n stress under fail_page_alloc, lock=$lock # exit=$src"
+		rc=1
 	fi
 done
 rm -f /etc/modprobe.d/pcpcache-lock.conf
 echo 0 > $F/probability
 
-# every test unloads pcpcache; make sure, then look for leaks twice over
+# Every test unloads pcpcache; make sure, then look for leaks twice over.
+# kmemleak's file is empty unless it found something (debugfs files all
+# have size 0, so read it), and refuses "scan" once it has turned off.
 rmmod pcpcache 2> /dev/null
-echo scan > $K
-sleep 2
-echo scan > $K
-if [ -s $K ]; then
-	sed 's/^/# /' $K | head -n 60
-	echo "not ok 3 kmemleak after unload"
+if echo scan > $K && sleep 2 && echo scan > $K; then
+	leaks=$(cat $K)
+	if [ -n "$leaks" ]; then
+		echo "$leaks" | sed 's/^/# /' | head -n 60
+		echo "not ok 3 kmemleak after unload"
+		rc=1
+	else
+		echo "ok 3 kmemleak after unload: nothing"
+	fi
 else
-	echo "ok 3 kmemleak after unload: nothing"
+	echo "not ok 3 kmemleak after unload # kmemleak is off: see the console"
+	rc=1
 fi
+
+if grep -q 'debug_locks: *1$' /proc/lockdep_stats; then
+	echo "ok 4 lockdep still on at the end (no report turned it off)"
+else
+	grep 'debug_locks' /proc/lockdep_stats | sed 's/^/# /'
+	echo "not ok 4 lockdep turned itself off: it reported something (see the console)"
+	rc=1
+fi
+exit $rc

@@ -1,17 +1,68 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Run the kselftests given (run_kselftest.sh's arguments) once per locking
-# design of pcpcache, lock=local then lock=spin, in this boot of the
-# tools/vm/run guest: the selftests load the module with modprobe, which
-# takes the design from /etc/modprobe.d/. TAP on stdout; fails when either
-# run did.
+# Run kselftests in this boot of the tools/vm/run guest under the locking
+# designs of pcpcache that each one needs: the selftests load the module
+# with modprobe, which takes the design from /etc/modprobe.d/.
+#
+#   designs.sh [--seed N] [--lock LOCKS] [TEST...] [--lock LOCKS TEST...]...
+#
+# Each --lock starts a group: its TESTs (COLLECTION:NAME, as
+# run_kselftest.sh -t takes them) run once per design of LOCKS, a comma
+# list of local, spin and default (no lock= option: the module's own
+# default); the first group's LOCKS are local,spin unless given. With no
+# TEST at all, every installed test runs under both designs. --seed N is
+# exported as PCPCACHE_SEED, the seed of the stress selftests' random
+# choices.
+#
+# Each program runs through the kernel's run_kselftest.sh on its own and
+# its time is printed after it ("# time: TEST lock=LOCK N s"). TAP on
+# stdout; the exit status is 1 when any program failed or none ran
+# (run_kselftest.sh itself exits 0 whatever its tests did).
+list=/tmp/designs.list
+: > $list
+locks=local,spin
+while [ $# -gt 0 ]; do
+	case $1 in
+	--seed)	export PCPCACHE_SEED=$2; shift 2 ;;
+	--lock)	locks=$2; shift 2 ;;
+	*)	echo "$locks $1" >> $list; shift ;;
+	esac
+done
+[ -s $list ] || sed 's/^/local,spin /' /kselftest/kselftest-list.txt > $list
+[ -z "${PCPCACHE_SEED:-}" ] || echo "# PCPCACHE_SEED=$PCPCACHE_SEED"
+
+# one program under one design; 1 when it failed or did not run
+run_one() # lock test
+{
+	if [ "$1" = default ]; then
+		rm -f /etc/modprobe.d/pcpcache-lock.conf
+	else
+		echo "options pcpcache lock=$1" > /etc/modprobe.d/pcpcache-lock.conf
+	fi
+	start=$(date +%s)
+	/kselftest/run_kselftest.sh -t "$2" > /tmp/designs.tap 2>&1
+	end=$(date +%s)
+	# The runner prints a program's result when it exits, while the
+	# program's last lines may still be on their way through the runner's
+	# "# " prefixer: the result goes last, so that every case counts for
+	# its own program.
+	grep -v '^\(not \)\{0,1\}ok [0-9]' /tmp/designs.tap
+	echo "# time: $2 lock=$1 $((end - start)) s"
+	grep '^\(not \)\{0,1\}ok [0-9]' /tmp/designs.tap
+	grep -q '^ok [0-9]' /tmp/designs.tap && ! grep -q '^not ok' /tmp/designs.tap
+}
+
 mkdir -p /etc/modprobe.d
 rc=0
-for lock in local spin; do
-	echo "# pcpcache lock=$lock"
-	echo "options pcpcache lock=$lock" > /etc/modprobe.d/pcpcache-lock.conf
-	/kselftest/run_kselftest.sh "$@" || rc=1
+# groups in order; within a group, every test under one design, then the next
+for group in $(awk '!seen[$1]++ { print $1 }' $list); do
+	for lock in $(echo "$group" | tr ',' ' '); do
+		echo "# pcpcache lock=$lock"
+		for t in $(awk -v g="$group" '$1 == g { print $2 }' $list); do
+			run_one "$lock" "$t" || rc=1
+		done
+	done
 done
-rm -f /etc/modprobe.d/pcpcache-lock.conf
+rm -f /etc/modprobe.d/pcpcache-lock.conf /tmp/designs.tap $list
 exit $rc
