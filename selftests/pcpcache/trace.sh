@@ -45,8 +45,14 @@ stress_and_shrink() # pcpctl stress options...
 	rc=$?
 	kill $loop
 	wait $loop 2> /dev/null
+	loop=
 	return $rc
 }
+
+# Killed (the runner's timeout), take the shrinker loop along: left
+# behind, it would hold the runner's output open for ever.
+loop=
+trap '[ -z "$loop" ] || kill $loop; exit 1' TERM INT
 
 # "trace.sh --stress OPTIONS": only that, for perf stat to run
 if [ "${1:-}" = --stress ]; then

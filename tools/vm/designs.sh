@@ -32,6 +32,17 @@ done
 [ -s $list ] || sed 's/^/local,spin /' /kselftest/kselftest-list.txt > $list
 [ -z "${PCPCACHE_SEED:-}" ] || echo "# PCPCACHE_SEED=$PCPCACHE_SEED"
 
+# every user process: pid, state, name, where it waits, its kernel stack
+tasks()
+{
+	for d in /proc/[0-9]*; do
+		# (files of /proc have no size: read them)
+		[ -n "$(tr -d '\0' < $d/cmdline 2> /dev/null)" ] || continue
+		echo "${d#/proc/} $(cut -d ' ' -f 3 $d/stat) $(tr '\0' ' ' < $d/cmdline) wchan=$(cat $d/wchan)"
+		sed 's/^/    /' $d/stack 2> /dev/null
+	done
+}
+
 # one program under one design; 1 when it failed or did not run
 run_one() # lock test
 {
@@ -41,8 +52,25 @@ run_one() # lock test
 		echo "options pcpcache lock=$1" > /etc/modprobe.d/pcpcache-lock.conf
 	fi
 	start=$(date +%s)
-	/kselftest/run_kselftest.sh -t "$2" > /tmp/designs.tap 2>&1
+	# The runner's own limit kills a program that overruns, but not what
+	# it left in the background holding the runner's pipe, which then
+	# waits for ever: past the limit and two minutes more, the whole
+	# process group goes (GNU timeout without --foreground).
+	limit=$(($(sed -n 's/^timeout=//p' /kselftest/pcpcache/settings) + 120))
+	# what every user process is doing just before that, said at once:
+	# a process the kernel will not let go of would keep even this
+	# script waiting
+	(sleep $((limit - 5)) && echo "# designs.sh: $2 still runs after $((limit - 5)) s; its processes:" &&
+		tasks | sed 's/^/# /') &
+	watch=$!
+	timeout -k 10 $limit /kselftest/run_kselftest.sh -t "$2" > /tmp/designs.tap 2>&1
+	trc=$?
+	kill $watch 2> /dev/null
 	end=$(date +%s)
+	if [ $trc = 124 ] || [ $trc = 137 ]; then
+		echo "# designs.sh: $2 did not finish within $limit s; its process group was killed" >> /tmp/designs.tap
+		echo "not ok 1 selftests: pcpcache: ${2#*:} # TIMEOUT $limit seconds (designs.sh)" >> /tmp/designs.tap
+	fi
 	# The runner prints a program's result when it exits, while the
 	# program's last lines may still be on their way through the runner's
 	# "# " prefixer: the result goes last, so that every case counts for
