@@ -59,13 +59,24 @@ run_one() # lock test
 	limit=$(($(sed -n 's/^timeout=//p' /kselftest/pcpcache/settings) + 120))
 	# what every user process is doing just before that, said at once:
 	# a process the kernel will not let go of would keep even this
-	# script waiting
-	(sleep $((limit - 5)) && echo "# designs.sh: $2 still runs after $((limit - 5)) s; its processes:" &&
-		tasks | sed 's/^/# /') &
+	# script waiting. One-second sleeps, so that nothing outlives the
+	# program and holds this script's output open.
+	: > /tmp/designs.running
+	(
+		deadline=$(($(date +%s) + limit - 5))
+		while [ -e /tmp/designs.running ] && [ "$(date +%s)" -lt $deadline ]; do
+			sleep 1
+		done
+		if [ -e /tmp/designs.running ]; then
+			echo "# designs.sh: $2 still runs after $((limit - 5)) s; its processes:"
+			tasks | sed 's/^/# /'
+		fi
+	) &
 	watch=$!
 	timeout -k 10 $limit /kselftest/run_kselftest.sh -t "$2" > /tmp/designs.tap 2>&1
 	trc=$?
-	kill $watch 2> /dev/null
+	rm -f /tmp/designs.running
+	wait $watch
 	end=$(date +%s)
 	# 124, or, under busybox's sh, 143: timeout is in the group it kills
 	if [ $trc = 124 ] || [ $trc = 137 ] || [ $trc = 143 ]; then
