@@ -780,15 +780,9 @@ TEST_F(debugfs, a_write_after_a_write_is_refused)
 /* Pages at once, all threads together, that the bench file refuses. */
 static unsigned long long bench_max_pages(void)
 {
-	long long kb = 0;
-	FILE *f = fopen("/proc/meminfo", "r");
+	long kb = pcp_meminfo_kb("MemTotal");
 
-	if (f) {
-		if (fscanf(f, "MemTotal: %lld kB", &kb) != 1)
-			kb = 0;
-		fclose(f);
-	}
-	return kb / (sysconf(_SC_PAGESIZE) / 1024) / 8;
+	return kb > 0 ? kb / (sysconf(_SC_PAGESIZE) / 1024) / 8 : 0;
 }
 
 /*
