@@ -185,8 +185,8 @@ static bool page_is_zero(const char *p, size_t page)
 
 /*
  * Map 1 to 512 pages of the device, fault some of them in (each must come
- * zero-filled, every byte of it) and dirty them, unmap: the pages go back
- * on this CPU.
+ * zero-filled, every byte of it) and dirty every byte of them, unmap: the
+ * pages go back on this CPU, and a byte a later clearing misses shows.
  */
 static void worker_fault(struct worker *w)
 {
@@ -207,8 +207,7 @@ static void worker_fault(struct worker *w)
 			     w->cpu);
 			break;
 		}
-		p[i * page] = 1;
-		p[(i + 1) * page - 1] = 1;
+		memset(p + i * page, 0x5a, page);
 	}
 	/*
 	 * An allocation failure the debug lane injects (the VMA tree's) can
