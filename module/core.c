@@ -314,6 +314,33 @@ static void pcpcache_clear_block(struct page *page, unsigned int order)
 	pcpcache_count(PCPCACHE_ALLOC_ZEROED, 1U << order);
 }
 
+static struct page *pcpcache_alloc_buddy(gfp_t gfp, unsigned int order)
+{
+	struct page *page = alloc_pages(gfp, order);
+
+	if (page)
+		pcpcache_count(PCPCACHE_BUDDY_ALLOC, 1U << order);
+	return page;
+}
+
+/*
+ * Whether the current task may not have a page of node @nid at all: its
+ * cpuset leaves the node out, or its policy binds it to other nodes. A
+ * preferred or interleaving policy still falls back to any node, as the
+ * page allocator does when the nodes it names run short.
+ */
+static bool pcpcache_node_forbidden(int nid)
+{
+	struct mempolicy *pol;
+
+	if (nr_node_ids == 1 || !in_task())
+		return false;
+	if (!node_isset(nid, cpuset_current_mems_allowed))
+		return true;
+	pol = current->mempolicy;
+	return pol && pol->mode == MPOL_BIND && !node_isset(nid, pol->nodes);
+}
+
 /*
  * Take @batch blocks from the buddy allocator in one go, with interrupts on,
  * keep one for the caller and cache the others. The refill never dips into
@@ -345,19 +372,22 @@ static struct page *pcpcache_refill(gfp_t gfp, unsigned int order, bool cold,
 	if (nr)
 		pcpcache_stash(&pages, order, nr, cold);
 
+	/*
+	 * The bulk allocator falls back to one page from the page allocator
+	 * without the task's policy, of any node when this one runs short: a
+	 * page of a node the task is bound away from goes back, and the
+	 * caller's own alloc_pages() applies its policy.
+	 */
+	if (unlikely(pcpcache_node_forbidden(page_to_nid(page)))) {
+		__free_pages(page, order);
+		pcpcache_count(PCPCACHE_BUDDY_FREE, 1U << order);
+		pcpcache_count(PCPCACHE_ALLOC_POLICY, 1);
+		return pcpcache_alloc_buddy(gfp, order);
+	}
 	/* fresh from the buddy allocator: cleared there under init_on_* */
 	if ((gfp & __GFP_ZERO) && !want_init_on_alloc(refill_gfp) &&
 	    !want_init_on_free())
 		pcpcache_clear_block(page, order);
-	return page;
-}
-
-static struct page *pcpcache_alloc_buddy(gfp_t gfp, unsigned int order)
-{
-	struct page *page = alloc_pages(gfp, order);
-
-	if (page)
-		pcpcache_count(PCPCACHE_BUDDY_ALLOC, 1U << order);
 	return page;
 }
 

@@ -9,7 +9,8 @@
  *   installed next to this program, hands it each; the counters must say
  *   it refused the page and the books must balance);
  * - a caller whose memory policy excludes this CPU's node gets what
- *   alloc_page() would give it, not a page of this node;
+ *   alloc_page() would give it, not a page of this node, and a task bound
+ *   to its node gets no other node's page when that node runs short;
  * - long requests stop on a signal: a huge PCPCACHE_IOC_CYCLE, and a
  *   benchmark run (^C); the user interface's limits have a ceiling.
  *
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -249,6 +251,137 @@ TEST_F(safety, memory_policy_is_honoured)
 }
 
 /* The limits of the user interface have a ceiling: 16 GiB of pages. */
+/* A zone's free pages and watermarks, as /proc/zoneinfo has them. */
+struct zone_marks {
+	long free, min, low, managed;
+};
+
+/* The largest zone of NUMA node @node now; its managed count 0 if none. */
+static int node_zone(int node, struct zone_marks *z)
+{
+	struct zone_marks cur = { 0 };
+	char line[256], name[32];
+	int nid = -1, n;
+	long v;
+	FILE *f;
+
+	f = fopen("/proc/zoneinfo", "r");
+	if (!f)
+		return -errno;
+	memset(z, 0, sizeof(*z));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %d, zone %31s", &n, name) == 2) {
+			if (nid == node && cur.managed > z->managed)
+				*z = cur;
+			memset(&cur, 0, sizeof(cur));
+			nid = n;
+		} else if (sscanf(line, " pages free %ld", &v) == 1) {
+			cur.free = v;
+		} else if (sscanf(line, " min %ld", &v) == 1) {
+			cur.min = v;
+		} else if (sscanf(line, " low %ld", &v) == 1) {
+			cur.low = v;
+		} else if (sscanf(line, " managed %ld", &v) == 1) {
+			cur.managed = v;
+		}
+	}
+	if (nid == node && cur.managed > z->managed)
+		*z = cur;
+	fclose(f);
+	return 0;
+}
+
+/*
+ * In a child bound to node 0 and pinned on its CPU @cpu: use node 0's
+ * memory until its largest zone is between its min and low watermarks,
+ * where the page allocator still serves a task bound there but its fast
+ * path, and the bulk allocator's fallback, take another node's pages;
+ * then drain and allocate @nr pages through the user file. Writes how many
+ * came from another node to @out; exits 0 when it could ask.
+ */
+static void bound_child(int cpu, unsigned int nr, int out)
+{
+	size_t page = sysconf(_SC_PAGESIZE), used = 0, len;
+	struct pcpcache_pages req;
+	struct zone_marks z;
+	long target;
+	char *p;
+	int fd;
+
+	fd = pcp_open_user();
+	if (fd < 0 || pcp_pin(cpu) || set_policy(MPOL_BIND, 1) ||
+	    node_zone(0, &z) || !z.managed)
+		_exit(2);
+	target = (z.min + z.low) / 2;
+	len = z.managed * page;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		_exit(2);
+	while (!node_zone(0, &z) && z.free > target && used < len / page) {
+		/* half the way each time: the watermarks are far apart */
+		size_t step = (z.free - target) / 2 + 1, i;
+
+		for (i = 0; i < step && used < len / page; i++, used++)
+			p[used * page] = 1;
+	}
+	if (node_zone(0, &z) || z.free > z.low || z.free <= z.min) {
+		fprintf(stderr, "# node 0: %ld pages free, min %ld, low %ld\n",
+			z.free, z.min, z.low);
+		_exit(3);
+	}
+	if (pcp_write("drain", "1") || pcp_alloc(fd, nr, 0, &req))
+		_exit(4);
+	if (write(out, &req.remote, sizeof(req.remote)) != sizeof(req.remote))
+		_exit(5);
+	pcp_free(fd, req.done, 0, NULL);
+	_exit(0);
+}
+
+/*
+ * A task bound to node 0 gets no page of node 1 when node 0 runs short: a
+ * refill's bulk allocation falls back to a page of any node, which must
+ * not reach a caller whose policy forbids its node. Raising
+ * watermark_scale_factor parts the watermarks so that the child can stop
+ * between them.
+ */
+TEST_F(safety, bound_task_gets_no_page_of_another_node)
+{
+	static const char wsf[] = "/proc/sys/vm/watermark_scale_factor";
+	int a = node_cpu(0), b = node_cpu(1), pipefd[2], status;
+	unsigned int remote = ~0U;
+	char before[32];
+	pid_t pid;
+
+	if (a < 0 || b < 0)
+		SKIP(return, "needs CPUs on two NUMA nodes (tools/vm/run --numa 2)");
+	ASSERT_LT(0, pcp_read_file(wsf, before, sizeof(before)));
+	ASSERT_EQ(0, pipe(pipefd));
+	ASSERT_EQ(0, pcp_write_file(wsf, "1000"));
+	pid = fork();
+	if (!pid) {
+		close(pipefd[0]);
+		bound_child(a, 512, pipefd[1]);
+	}
+	close(pipefd[1]);
+	if (pid > 0) {
+		if (read(pipefd[0], &remote, sizeof(remote)) != sizeof(remote))
+			remote = ~0U;
+		waitpid(pid, &status, 0);
+	}
+	close(pipefd[0]);
+	EXPECT_EQ(0, pcp_write_file(wsf, before));
+	ASSERT_LT(0, pid);
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
+		TH_LOG("the bound child ended with status %#x", status);
+	}
+	EXPECT_EQ(0U, remote) {
+		TH_LOG("%u of 512 pages from node 1 for a task bound to node 0",
+		       remote);
+	}
+	ASSERT_BOOKS_BALANCE();
+}
+
 TEST_F(safety, user_limits_are_bounded)
 {
 	static const char * const params[] = { "user_max_pages", "user_max_total" };
