@@ -131,6 +131,9 @@ static void pcpcache_count_drained(int cpu, unsigned int nr,
 	case PCPCACHE_DRAIN_REMOTE:
 		pcpcache_count(PCPCACHE_REMOTE_NODE, nr);
 		break;
+	case PCPCACHE_DRAIN_OOM:
+		pcpcache_count(PCPCACHE_OOM_PAGES, nr);
+		break;
 	default:
 		pcpcache_count(PCPCACHE_DRAIN, 1);
 		pcpcache_count(PCPCACHE_DRAIN_PAGES, nr);

@@ -35,8 +35,11 @@ static const struct kernel_param_ops mode_param_ops = {
 	.get	= mode_param_get,
 };
 
-/* The locking design (lock.h); fixed from load to unload. */
-static bool lock_spin;
+/*
+ * The locking design (lock.h); fixed from load to unload. spin by default,
+ * as the kernel's own lists have been since 6.0.
+ */
+static bool lock_spin = true;
 
 const char *pcpcache_lock_name(void)
 {
@@ -111,7 +114,7 @@ MODULE_PARM_DESC(high_min, "the least an auto-tuned high goes to (default 378)")
 module_param_named(high_max, pcpcache_config.high_max, uint, 0444);
 MODULE_PARM_DESC(high_max, "the most an auto-tuned high goes to (default 1134)");
 module_param_cb(lock, &lock_param_ops, NULL, 0444);
-MODULE_PARM_DESC(lock, "locking design: local (default; before 6.0) or spin (6.0 on); needs a reload to change");
+MODULE_PARM_DESC(lock, "locking design: spin (default; 6.0 on) or local (before 6.0); needs a reload to change");
 
 static int __init pcpcache_init(void)
 {

@@ -30,7 +30,7 @@ void pcpcache_config_cpus_changed(void);
  * Why pages a magazine had, or would have had, go back to the buddy
  * allocator: the "why" of the pcpcache_drain trace event. The first four
  * count in drain and drain_pages, the shrinker's in shrink_pages, those
- * of another node in remote_node.
+ * of another node in remote_node, the OOM notifier's in oom_pages.
  */
 enum pcpcache_drain_why {
 	PCPCACHE_DRAIN_HIGH,		/* a list went over its high mark */
@@ -39,6 +39,7 @@ enum pcpcache_drain_why {
 	PCPCACHE_DRAIN_CPU_DEAD,	/* the magazine's CPU went offline */
 	PCPCACHE_DRAIN_SHRINKER,	/* memory pressure */
 	PCPCACHE_DRAIN_REMOTE,		/* pages of another node, never cached */
+	PCPCACHE_DRAIN_OOM,		/* the OOM killer is about to pick */
 };
 
 /* core.c: the fast path */
@@ -58,6 +59,7 @@ int pcpcache_cpu_prepare(unsigned int cpu);
 int pcpcache_cpu_online(unsigned int cpu);
 int pcpcache_cpu_dead(unsigned int cpu);
 unsigned long pcpcache_shrink(int nid, unsigned long nr);
+unsigned long pcpcache_oom_give_back(void);
 enum pcpcache_mode pcpcache_cpu_lists(int cpu, struct pcpcache_list *lists);
 unsigned long pcpcache_cached_pages(int nid);
 

@@ -2,13 +2,15 @@
 /*
  * When the kernel wants pcpcache's pages back, at the moments it drains its
  * own per-CPU lists: a CPU going offline (page_alloc_cpu_dead()), memory
- * pressure (drain_all_pages() in direct reclaim; here a shrinker) and
- * memory going offline (offline_pages()). CPU hotplug also readies the
- * magazine of a CPU coming up (request.c).
+ * pressure (drain_all_pages() in direct reclaim; here a shrinker), memory
+ * going offline (offline_pages()), and, as caches that must give back
+ * before a kill do (virtio_balloon), the OOM killer about to pick a victim.
+ * CPU hotplug also readies the magazine of a CPU coming up (request.c).
  */
 #include <linux/cpuhotplug.h>
 #include <linux/memory.h>
 #include <linux/notifier.h>
+#include <linux/oom.h>
 
 #include "compat.h"
 #include "pcpcache.h"
@@ -62,6 +64,25 @@ static struct notifier_block pcpcache_memory_nb = {
 	.notifier_call = pcpcache_memory_callback,
 };
 
+/*
+ * out_of_memory() calls this chain before it picks a victim, and kills
+ * nobody if something was given back. The shrinker waits for no CPU that
+ * does not run (under lock=local, one a SCHED_FIFO task holds), so its
+ * pages may still be cached here: give back everything, waiting for them.
+ */
+static int pcpcache_oom_callback(struct notifier_block *nb,
+				 unsigned long unused, void *arg)
+{
+	unsigned long *freed = arg;
+
+	*freed += pcpcache_oom_give_back();
+	return NOTIFY_OK;
+}
+
+static struct notifier_block pcpcache_oom_nb = {
+	.notifier_call = pcpcache_oom_callback,
+};
+
 /**
  * pcpcache_reclaim_init - follow CPU hotplug, memory pressure and offlining
  *
@@ -88,6 +109,9 @@ int pcpcache_reclaim_init(void)
 	ret = register_memory_notifier(&pcpcache_memory_nb);
 	if (ret)
 		goto remove_online;
+	ret = register_oom_notifier(&pcpcache_oom_nb);
+	if (ret)
+		goto unregister_memory;
 
 	pcpcache_shrinker = pcpcache_shrinker_create(KBUILD_MODNAME,
 						     PCPCACHE_SHRINK_BATCH,
@@ -95,10 +119,12 @@ int pcpcache_reclaim_init(void)
 						     pcpcache_shrink_scan);
 	if (!pcpcache_shrinker) {
 		ret = -ENOMEM;
-		goto unregister_memory;
+		goto unregister_oom;
 	}
 	return 0;
 
+unregister_oom:
+	unregister_oom_notifier(&pcpcache_oom_nb);
 unregister_memory:
 	unregister_memory_notifier(&pcpcache_memory_nb);
 remove_online:
@@ -109,7 +135,7 @@ remove_prepare:
 }
 
 /**
- * pcpcache_reclaim_exit - stop the shrinker and the memory notifier
+ * pcpcache_reclaim_exit - stop the shrinker, the memory and OOM notifiers
  *
  * CPU hotplug is followed until pcpcache_hotplug_exit(), after the last
  * drain: a CPU that dies meanwhile is emptied by its callback.
@@ -117,6 +143,7 @@ remove_prepare:
 void pcpcache_reclaim_exit(void)
 {
 	pcpcache_shrinker_destroy(pcpcache_shrinker);
+	unregister_oom_notifier(&pcpcache_oom_nb);
 	unregister_memory_notifier(&pcpcache_memory_nb);
 }
 

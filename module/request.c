@@ -53,6 +53,16 @@
 /* How long a shrinker scan waits for the other CPUs of its node. */
 #define PCPCACHE_SHRINK_WAIT_MS	10
 
+/*
+ * How long the OOM notifier waits for the other CPUs under lock=local. RT
+ * throttling's defaults (sched_rt_period_us 1000000, sched_rt_runtime_us
+ * 950000; 6.12's fair server gives the same 50 ms a second) let a normal
+ * task run on a CPU a SCHED_FIFO task holds within every second: one
+ * period and a half covers it. With throttling turned off nothing can
+ * bound it, and a CPU that has not answered is counted in oom_late.
+ */
+#define PCPCACHE_OOM_WAIT_MS	1500
+
 /* How often an auto-tuned high decays, as the kernel's vmstat interval. */
 #define PCPCACHE_DECAY_INTERVAL	HZ
 
@@ -82,6 +92,7 @@ struct pcpcache_cpu_requests {
 	atomic_long_t shrunk;		/* given back, for a scan to collect */
 	atomic_t asked_round;		/* the last round that queued it */
 	atomic_t done_round;		/* the round it last answered */
+	atomic_t oom_asked;		/* the OOM notifier asked: give all */
 };
 
 static DEFINE_PER_CPU(struct pcpcache_cpu_requests, pcpcache_requests);
@@ -185,11 +196,13 @@ static void pcpcache_carry_out(int cpu, enum pcpcache_reach how,
 
 /*
  * Give back about @nr pages of a magazine, coldest first, in steps of at
- * most PCPCACHE_MAX_BATCH, if it holds pages of node @nid. Return: how
- * many: fewer when it had fewer, or up to a block more.
+ * most PCPCACHE_MAX_BATCH, if it holds pages of node @nid, for @why (the
+ * shrinker or the OOM notifier). Return: how many: fewer when it had
+ * fewer, or up to a block more.
  */
 static unsigned long pcpcache_shrink_mag(int cpu, enum pcpcache_reach how,
-					 int nid, unsigned long nr)
+					 int nid, unsigned long nr,
+					 enum pcpcache_drain_why why)
 {
 	unsigned int step, want;
 	unsigned long freed = 0;
@@ -215,7 +228,7 @@ static unsigned long pcpcache_shrink_mag(int cpu, enum pcpcache_reach how,
 			step = mag_shrink(&pc->mag, want, &out);
 		}
 		pcpcache_reach_unlock(pc, how, flags);
-		pcpcache_give_back_drained(&out, mag_cpu, PCPCACHE_DRAIN_SHRINKER);
+		pcpcache_give_back_drained(&out, mag_cpu, why);
 		if (cut)
 			pcpcache_high_moved(mag_cpu, old, new, PCPCACHE_HIGH_CUT);
 		freed += step;
@@ -454,7 +467,8 @@ static bool pcpcache_has_pages_of(int cpu, int nid)
 }
 
 /* lock=spin: an equal share from each CPU of @nid, then whatever is left. */
-static unsigned long pcpcache_shrink_directly(int nid, unsigned long nr)
+static unsigned long pcpcache_shrink_directly(int nid, unsigned long nr,
+					      enum pcpcache_drain_why why)
 {
 	unsigned long freed = 0, share;
 	unsigned int cpus = 0;
@@ -470,14 +484,14 @@ static unsigned long pcpcache_shrink_directly(int nid, unsigned long nr)
 			return freed;
 		if (pcpcache_has_pages_of(cpu, nid))
 			freed += pcpcache_shrink_mag(cpu, PCPCACHE_REACH_SPIN, nid,
-						     min(share, nr - freed));
+						     min(share, nr - freed), why);
 	}
 	for_each_possible_cpu(cpu) {
 		if (freed >= nr)
 			break;
 		if (pcpcache_has_pages_of(cpu, nid))
 			freed += pcpcache_shrink_mag(cpu, PCPCACHE_REACH_SPIN, nid,
-						     nr - freed);
+						     nr - freed, why);
 	}
 	return freed;
 }
@@ -490,11 +504,13 @@ static void pcpcache_shrink_work(struct work_struct *work)
 	/* before taking the want: a reclaimer adding to it later queues again */
 	int round = atomic_read(&pcpcache_shrink_round);
 	unsigned long want = atomic_long_xchg(&r->shrink_want, 0);
+	enum pcpcache_drain_why why = atomic_xchg(&r->oom_asked, 0) ?
+				      PCPCACHE_DRAIN_OOM : PCPCACHE_DRAIN_SHRINKER;
 
 	/* a CPU that went down first gave everything back when it died */
 	if (want && raw_smp_processor_id() == r->cpu)
 		atomic_long_add(pcpcache_shrink_mag(0, PCPCACHE_REACH_OWN,
-						    numa_mem_id(), want),
+						    numa_mem_id(), want, why),
 				&r->shrunk);
 	atomic_set_release(&r->done_round, round);
 	wake_up_all(&pcpcache_shrink_answers);
@@ -511,7 +527,11 @@ static void pcpcache_note_asked(struct pcpcache_cpu_requests *r, int round)
 	} while (!atomic_try_cmpxchg(&r->asked_round, &old, round));
 }
 
-/* What the CPUs @round asked have given back so far, taken for its count. */
+/*
+ * What the CPUs @round asked have given back so far, taken for its count:
+ * also what they gave back for a later round (kswapd's, say) that asked
+ * them meanwhile, which a round waiting longer may see first.
+ */
 static unsigned long pcpcache_shrink_collect(int round)
 {
 	unsigned long freed = 0;
@@ -520,14 +540,17 @@ static unsigned long pcpcache_shrink_collect(int round)
 	for_each_possible_cpu(cpu) {
 		struct pcpcache_cpu_requests *r = per_cpu_ptr(&pcpcache_requests, cpu);
 
-		if (atomic_read(&r->asked_round) == round)
+		if (pcpcache_round_reached(atomic_read(&r->asked_round), round))
 			freed += atomic_long_xchg(&r->shrunk, 0);
 	}
 	return freed;
 }
 
-/* Whether every CPU this round queued work on has answered. */
-static bool pcpcache_shrink_answered(int round, bool count_late)
+/*
+ * Whether every CPU this round queued work on has answered; the CPUs that
+ * have not are counted in @late, when given.
+ */
+static bool pcpcache_shrink_answered(int round, int late)
 {
 	bool answered = true;
 	int cpu;
@@ -538,9 +561,9 @@ static bool pcpcache_shrink_answered(int round, bool count_late)
 		if (pcpcache_round_reached(atomic_read(&r->asked_round), round) &&
 		    !pcpcache_round_reached(atomic_read_acquire(&r->done_round), round)) {
 			answered = false;
-			if (!count_late)
+			if (late < 0)
 				break;
-			pcpcache_count(PCPCACHE_SHRINK_SKIPPED, 1);
+			pcpcache_count(late, 1);
 		}
 	}
 	return answered;
@@ -549,17 +572,23 @@ static bool pcpcache_shrink_answered(int round, bool count_late)
 /*
  * lock=local: what the CPU we run on has at once, then an equal share from
  * each other CPU of @nid that has pages, asked by work, waited for at most
- * PCPCACHE_SHRINK_WAIT_MS. A CPU whose work is still pending from an
- * earlier request is asked too, but not waited for.
+ * @wait_ms. A CPU whose work is still pending from an earlier request is
+ * asked too, but waited for by the OOM notifier only. The shrinker (@oom
+ * false) counts the CPUs it did not wait for in shrink_skipped, the OOM
+ * notifier those that had not answered in time in oom_late.
  */
-static unsigned long pcpcache_shrink_by_work(int nid, unsigned long nr)
+static unsigned long pcpcache_shrink_by_work(int nid, unsigned long nr,
+					     bool oom)
 {
+	enum pcpcache_drain_why why = oom ? PCPCACHE_DRAIN_OOM : PCPCACHE_DRAIN_SHRINKER;
+	unsigned int wait_ms = oom ? PCPCACHE_OOM_WAIT_MS : PCPCACHE_SHRINK_WAIT_MS;
+	int late = oom ? PCPCACHE_OOM_LATE : PCPCACHE_SHRINK_SKIPPED;
 	unsigned long freed, share;
 	unsigned int cpus = 0;
 	int cpu, self, round;
 
 	self = raw_smp_processor_id();
-	freed = pcpcache_shrink_mag(self, PCPCACHE_REACH_OWN, nid, nr);
+	freed = pcpcache_shrink_mag(self, PCPCACHE_REACH_OWN, nid, nr, why);
 	if (freed >= nr)
 		return freed;
 
@@ -578,15 +607,21 @@ static unsigned long pcpcache_shrink_by_work(int nid, unsigned long nr)
 		/* what a slow CPU is asked for adds up, to what it has at most */
 		if (atomic_long_read(&r->shrink_want) < pcpcache_cpu_cached(cpu))
 			atomic_long_add(share, &r->shrink_want);
-		if (queue_work_on(cpu, pcpcache_wq, &r->shrink_work))
+		if (oom)
+			atomic_set(&r->oom_asked, 1);
+		/*
+		 * Work still pending from an earlier request answers this
+		 * round too when it runs: the OOM notifier waits for it.
+		 */
+		if (queue_work_on(cpu, pcpcache_wq, &r->shrink_work) || oom)
 			pcpcache_note_asked(r, round);
 		else
-			pcpcache_count(PCPCACHE_SHRINK_SKIPPED, 1);
+			pcpcache_count(late, 1);
 	}
 	if (!wait_event_timeout(pcpcache_shrink_answers,
-				pcpcache_shrink_answered(round, false),
-				msecs_to_jiffies(PCPCACHE_SHRINK_WAIT_MS)))
-		pcpcache_shrink_answered(round, true);
+				pcpcache_shrink_answered(round, -1),
+				msecs_to_jiffies(wait_ms)))
+		pcpcache_shrink_answered(round, late);
 
 	return freed + pcpcache_shrink_collect(round);
 }
@@ -607,13 +642,41 @@ unsigned long pcpcache_shrink(int nid, unsigned long nr)
 	unsigned long freed;
 
 	if (pcpcache_spin_design())
-		freed = pcpcache_shrink_directly(nid, nr);
+		freed = pcpcache_shrink_directly(nid, nr, PCPCACHE_DRAIN_SHRINKER);
 	else
-		freed = pcpcache_shrink_by_work(nid, nr);
+		freed = pcpcache_shrink_by_work(nid, nr, false);
 	ns = ktime_get_ns() - start;
 	pcpcache_note_shrink_time(ns);
 	pcpcache_count(PCPCACHE_SHRINK, 1);
 	trace_pcpcache_shrink(nid, nr, freed, ns);
+	return freed;
+}
+
+/**
+ * pcpcache_oom_give_back - give every cached page back before an OOM kill
+ *
+ * From the OOM notifier, which out_of_memory() calls with oom_lock held
+ * before it picks a victim; it may sleep. Every node, every CPU: under
+ * lock=local a CPU held by a SCHED_FIFO task is waited for as long as RT
+ * throttling takes to let its work run (PCPCACHE_OOM_WAIT_MS).
+ *
+ * Return: the number given back by the time it returns.
+ */
+unsigned long pcpcache_oom_give_back(void)
+{
+	unsigned long freed = 0, nr;
+	int nid;
+
+	pcpcache_count(PCPCACHE_OOM, 1);
+	for_each_node_state(nid, N_MEMORY) {
+		nr = pcpcache_cached_pages(nid);
+		if (!nr)
+			continue;
+		if (pcpcache_spin_design())
+			freed += pcpcache_shrink_directly(nid, nr, PCPCACHE_DRAIN_OOM);
+		else
+			freed += pcpcache_shrink_by_work(nid, nr, true);
+	}
 	return freed;
 }
 

@@ -39,6 +39,9 @@ enum pcpcache_stat {
 	PCPCACHE_REFUSED_OTHER,	/* ... of a zone, cgroup or sharer we avoid */
 	PCPCACHE_SHRINK_SKIPPED, /* CPUs a shrinker scan did not wait for */
 	PCPCACHE_MEMORY_OFFLINE, /* drains because memory went offline */
+	PCPCACHE_OOM,		/* calls from the OOM notifier */
+	PCPCACHE_OOM_PAGES,	/* ... and the pages given back to them */
+	PCPCACHE_OOM_LATE,	/* CPUs that had not answered one in time */
 	PCPCACHE_HIGH_GREW,	/* an auto-tuned high grew on a refill */
 	PCPCACHE_HIGH_DECAYED,	/* ... decayed on a tick */
 	PCPCACHE_HIGH_CUT,	/* ... was cut for the shrinker */

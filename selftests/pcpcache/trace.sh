@@ -66,7 +66,7 @@ need_pcpctl_and_module
 [ -d $T/events ] || { echo "# SKIP: no tracefs at $T (a kernel without CONFIG_EVENT_TRACING?)"; exit $ksft_skip; }
 
 echo "TAP version 13"
-echo "1..19"
+echo "1..20"
 rmmod pcpcache 2> /dev/null
 modprobe pcpcache || { echo "Bail out! modprobe pcpcache failed"; exit 1; }
 [ -d $E ] || { echo "Bail out! pcpcache is loaded but $E is missing"; exit 1; }
@@ -133,7 +133,7 @@ sum_trace()
 			high[why]++
 		if (ev == "pcpcache_drain") {
 			by_why[why] += pages
-			if (why != "shrinker" && why != "remote") {
+			if (why != "shrinker" && why != "remote" && why != "oom") {
 				drains++
 				drain_pages += pages
 			}
@@ -143,6 +143,7 @@ sum_trace()
 		printf "refill %d\nrefill_pages %d\n", n["pcpcache_refill"], refill_pages
 		printf "drain %d\ndrain_pages %d\n", drains, drain_pages
 		printf "shrink_pages %d\nremote_node %d\n", by_why["shrinker"], by_why["remote"]
+		printf "oom_pages %d\n", by_why["oom"]
 		printf "mode_switches %d\nshrink %d\n", n["pcpcache_mode_switch"], n["pcpcache_shrink"]
 		printf "high_grew %d\nhigh_decayed %d\nhigh_cut %d\n", high["grew"], high["decayed"], high["cut"]
 		for (o = 0; o < 4; o++)
@@ -210,6 +211,8 @@ if [ "$(ls -d /sys/devices/system/node/node* | wc -l)" -lt 2 ]; then
 else
 	expect "tracefs: drain pages, why=remote" remote_node remote_node /tmp/trace-sums moved
 fi
+# the OOM notifier's pages, none unless the stress came near an OOM kill
+expect "tracefs: drain pages, why=oom" oom_pages oom_pages /tmp/trace-sums
 expect "tracefs: mode_switch events" mode_switches mode_switches /tmp/trace-sums
 expect "tracefs: shrink events" shrink shrink /tmp/trace-sums
 # the controller turns high=auto on, and traffic grows it; whether a high

@@ -1081,7 +1081,7 @@ static int bench_designs(const struct opts *o, struct design d[2])
 {
 	static const char * const held[2] = { "every CPU busy",
 					       "a CPU held by SCHED_FIFO" };
-	char found[16] = "local", what[64], key[64];
+	char found[16] = "spin", what[64], key[64];
 	const char *skipped = NULL;
 	int err, i, h;
 
