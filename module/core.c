@@ -239,14 +239,24 @@ static void pcpcache_stash(struct list_head *pages, unsigned int order,
  */
 unsigned int pcpcache_fault_refill;
 
-static unsigned int pcpcache_inject_fault(gfp_t gfp, unsigned int batch)
+static unsigned int pcpcache_inject_fault(gfp_t gfp, unsigned int order,
+					  unsigned int batch)
 {
 	unsigned int percent = READ_ONCE(pcpcache_fault_refill);
 
 	if (likely(!percent) || get_random_u32_below(100) >= percent)
 		return batch;
-	/* a caller that must not fail is not made to */
+	/*
+	 * Only what fail_page_alloc fails with its defaults: never a caller
+	 * that must not fail, nor an order-0 allocation that may block and
+	 * did not ask to fail early, which the page allocator retries until
+	 * it gets a page or kills (a page fault's, which VM_FAULT_OOM would
+	 * send round again).
+	 */
 	if (gfp & __GFP_NOFAIL)
+		return batch;
+	if (!order && (gfp & __GFP_DIRECT_RECLAIM) &&
+	    !(gfp & (__GFP_NORETRY | __GFP_RETRY_MAYFAIL)))
 		return batch;
 	pcpcache_count(PCPCACHE_FAULT_INJECTED, 1);
 	/* half of them get nothing, the others a random part */
@@ -349,12 +359,13 @@ static bool pcpcache_node_forbidden(int nid)
  * keep one for the caller and cache the others. The refill never dips into
  * the emergency reserves (__GFP_NOMEMALLOC): a page from them must go back
  * to the buddy allocator when freed, and a list node overwrites the mark
- * that says so.
+ * that says so. Nor does it warn when it fails (__GFP_NOWARN): the
+ * caller's own allocation follows, which warns if the caller wants it to.
  */
 static struct page *pcpcache_refill(gfp_t gfp, unsigned int order, bool cold,
 				    unsigned int batch)
 {
-	gfp_t refill_gfp = (gfp & ~__GFP_ZERO) | __GFP_NOMEMALLOC;
+	gfp_t refill_gfp = (gfp & ~__GFP_ZERO) | __GFP_NOMEMALLOC | __GFP_NOWARN;
 	struct page *page;
 	unsigned int nr;
 	LIST_HEAD(pages);
@@ -473,10 +484,15 @@ static noinline struct page *pcpcache_alloc_miss(gfp_t gfp, unsigned int order,
 	unsigned int batch = 0, allowed;
 	struct page *page = NULL;
 
-	if (order < PCPCACHE_NR_ORDERS)
+	/*
+	 * A caller that must not fail goes to the page allocator with its own
+	 * mask: the reserves it may be given there (an OOM victim's) are
+	 * what a refill, without them, would keep from it.
+	 */
+	if (order < PCPCACHE_NR_ORDERS && !(gfp & __GFP_NOFAIL))
 		batch = pcpcache_refill_batch(order, cold);
 	if (batch) {
-		allowed = pcpcache_inject_fault(gfp, batch);
+		allowed = pcpcache_inject_fault(gfp, order, batch);
 		page = pcpcache_refill(gfp, order, cold, allowed);
 		if (!page && allowed == batch)
 			page = pcpcache_alloc_buddy(gfp, order);

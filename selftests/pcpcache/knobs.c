@@ -702,7 +702,7 @@ TEST_F(knobs, stats_has_every_counter)
 		"free", "free_cold", "refill", "refill_pages", "drain",
 		"drain_pages", "buddy_alloc", "buddy_free", "cached", "held",
 		"mode_switches", "alloc_zeroed", "remote_node", "shrink",
-		"shrink_pages", "fault_injected",
+		"shrink_pages", "fault_injected", "oom", "oom_pages", "oom_late",
 	};
 	size_t i;
 
