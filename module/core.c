@@ -577,11 +577,15 @@ static noinline struct page *pcpcache_alloc_placed(gfp_t gfp, unsigned int order
 }
 
 /*
- * A block memory_failure() marked while it was cached is never handed out:
- * the buddy allocator keeps a poisoned page it is given for good.
+ * A cached block that may not be handed out goes back to the buddy
+ * allocator, counted in @why: one memory_failure() marked while it was
+ * cached (the buddy allocator keeps a poisoned page it is given for
+ * good), or one of a pageblock isolated meanwhile (memory going offline,
+ * alloc_contig_range()), whose free pages must reach the isolated lists.
  */
-static noinline void pcpcache_drop_poisoned(struct page *page,
-					    unsigned int order)
+static noinline void pcpcache_drop_cached(struct page *page,
+					  unsigned int order,
+					  enum pcpcache_stat why)
 {
 	struct pcpcache_cut cut;
 
@@ -590,7 +594,7 @@ static noinline void pcpcache_drop_poisoned(struct page *page,
 	list_add(&page->lru, &cut.pages[order]);
 	cut.count = 1U << order;
 	pcpcache_give_back(&cut);
-	pcpcache_count(PCPCACHE_REFUSED_HWPOISON, 1U << order);
+	pcpcache_count(why, 1U << order);
 }
 
 /*
@@ -623,7 +627,7 @@ static __always_inline struct page *pcpcache_alloc(gfp_t gfp, unsigned int order
 	struct list_head *node;
 	unsigned long flags;
 	struct page *page;
-	bool placed;
+	bool placed, isolated;
 
 	if (WARN_ON_ONCE(gfp & PCPCACHE_GFP_REFUSED))
 		return NULL;
@@ -635,19 +639,32 @@ static __always_inline struct page *pcpcache_alloc(gfp_t gfp, unsigned int order
 		if (pcpcache_passing_through())
 			return pcpcache_alloc_miss(gfp, order, cold);
 		node = NULL;
+		isolated = false;
 		pc = pcpcache_lock_this_cpu(&flags);
 		placed = pcpcache_placement_allowed();
 		if (likely(placed))
 			node = mag_take(&pc->mag, order, cold);
+		/*
+		 * Under the lock, as a free checks it: from the isolation of
+		 * a range until the drain that follows reaches this CPU, a
+		 * page of it may still be here. One test of the zone when it
+		 * has no isolated pageblock.
+		 */
+		if (node)
+			isolated = pcpcache_page_block_refused(list_entry(node, struct page, lru));
 		pcpcache_unlock_this_cpu(pc, flags);
 		if (unlikely(!placed))
 			return pcpcache_alloc_placed(gfp, order, cold);
 		if (unlikely(!node))
 			return pcpcache_alloc_miss(gfp, order, cold);
 		page = list_entry(node, struct page, lru);
+		if (unlikely(isolated)) {
+			pcpcache_drop_cached(page, order, PCPCACHE_REFUSED_BLOCK);
+			continue;
+		}
 		if (likely(!pcpcache_block_poisoned(page, order)))
 			break;
-		pcpcache_drop_poisoned(page, order);
+		pcpcache_drop_cached(page, order, PCPCACHE_REFUSED_HWPOISON);
 	}
 
 	pcpcache_prep_cached(page, order, gfp);

@@ -2,7 +2,8 @@
 /*
  * Memory going offline takes pcpcache's cached pages of it back: the memory
  * notifier drains the magazines, as offline_pages() drains the kernel's own
- * lists.
+ * lists; and it ends, whatever a CPU that the drain has not reached yet
+ * allocates meanwhile.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -194,6 +195,106 @@ TEST_F_TIMEOUT(reclaim, memory_offline_gives_cached_pages_back, 900)
 	if (!offlined)
 		SKIP(return, "the kernel's own allocations kept every hotplugged block online");
 	EXPECT_LE(1, pcp_stat(&self->st, "memory_offline"));
+}
+
+/*
+ * A SCHED_FIFO task on @cpu allocating a page every millisecond through
+ * the user file, and holding them, until *@stop; busy in between, so
+ * that work queued on its CPU runs only when RT throttling stops it.
+ */
+static pid_t start_allocating_hog(int cpu, volatile int *stop)
+{
+	struct sched_param sp = { .sched_priority = 50 };
+	struct timespec t0, t;
+	pid_t pid;
+	int fd;
+
+	pid = fork();
+	if (pid)
+		return pid;
+	fd = pcp_open_user();
+	if (fd < 0 || pcp_pin(cpu) || sched_setscheduler(0, SCHED_FIFO, &sp))
+		_exit(1);
+	while (!*stop) {
+		/* ENOMEM or the user limit: go on asking */
+		pcp_alloc(fd, 1, 0, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		do
+			clock_gettime(CLOCK_MONOTONIC, &t);
+		while ((t.tv_sec - t0.tv_sec) * 1000000000L + t.tv_nsec - t0.tv_nsec < 1000000);
+	}
+	close(fd);
+	_exit(0);
+}
+
+/*
+ * offline_pages() isolates the range, then the notifier drains every
+ * magazine; under lock=local a CPU that a SCHED_FIFO task holds drains
+ * only when RT throttling lets its work run. Until then a hit there must
+ * not hand out a page of the isolated range: held by the user file, it
+ * would keep test_pages_isolated() failing, and offline_pages() retrying
+ * until a signal. So the write of "offline" ends, with success or EBUSY
+ * (the kernel's own pages may keep the block online), within a bound
+ * far above the one RT throttling's second gives it: 120 s.
+ */
+TEST_F_TIMEOUT(reclaim, memory_offline_ends_while_a_held_cpu_allocates, 300)
+{
+	static const char rt_runtime[] = "/proc/sys/kernel/sched_rt_runtime_us";
+	int block, cpu = pcp_nr_cpus() - 1, status = -1, waited, err;
+	char runtime[32] = "";
+	volatile int *stop;
+	pid_t hog, writer;
+
+	if (memory_blocks("offline", &block, 1) < 1)
+		SKIP(return, "needs hotpluggable memory, offline (tools/vm/run --dimm 1024)");
+	if (cpu < 1)
+		SKIP(return, "needs two CPUs");
+	ASSERT_EQ(0, set_block_state(block, "online_kernel"));
+	ASSERT_LT(0, pcp_fill_to_limit(self->fd, variant->split));
+	ASSERT_LT(0, pcp_read_file(rt_runtime, runtime, sizeof(runtime)));
+	ASSERT_EQ(0, pcp_write_file(rt_runtime, "950000"));
+	stop = mmap(NULL, sizeof(*stop), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, stop);
+	*stop = 0;
+	hog = start_allocating_hog(cpu, stop);
+	ASSERT_LT(0, hog);
+	usleep(200000);
+
+	writer = fork();
+	if (!writer) {
+		pcp_pin(0);
+		err = set_block_state(block, "offline");
+		_exit(!err ? 0 : err == -EBUSY ? 1 : 2);
+	}
+	for (waited = 0; writer > 0 && waited < 1200; waited++) {
+		if (waitpid(writer, &status, WNOHANG) == writer)
+			break;
+		usleep(100000);
+	}
+	if (writer > 0 && waited == 1200) {
+		/* what a user would do: a fatal signal ends the retries */
+		kill(writer, SIGKILL);
+		waitpid(writer, &status, 0);
+	}
+	*stop = 1;
+	waitpid(hog, NULL, 0);
+	pcp_write_file(rt_runtime, runtime);
+	munmap((void *)stop, sizeof(*stop));
+	set_block_state(block, "offline");
+
+	ASSERT_LT(0, writer);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) <= 1) {
+		TH_LOG("memory%d: the offline write %s (status %#x)", block,
+		       WIFSIGNALED(status) ? "was still retrying after 120 s" :
+		       "failed with neither success nor EBUSY", status);
+	}
+	ASSERT_EQ(0, pcp_read_stats(&self->st));
+	TH_LOG("memory%d: offline %s; %lld pages of isolated blocks refused on a hit or a free",
+	       block, WIFEXITED(status) && !WEXITSTATUS(status) ? "done" : "not done",
+	       pcp_stat(&self->st, "refused_block"));
+	pcp_wait_books_balance(self->why, sizeof(self->why));
+	ASSERT_BOOKS_BALANCE();
 }
 
 TEST_HARNESS_MAIN
