@@ -76,13 +76,17 @@ static __always_inline bool pcpcache_block_poisoned(struct page *page,
 /*
  * Free a block of @order, with its one reference, to the buddy allocator.
  * The buddy allocator keeps a poisoned page for good only when it is freed
- * alone (free_pages_prepare()): a block with one is split first.
+ * alone (free_pages_prepare()): a block with one is split first. A compound
+ * page, which split_page() must never see (a passthrough or order >= 4
+ * free, where the refusal checks are not made), is freed whole, as the
+ * kernel frees one.
  */
 static void pcpcache_free_block(struct page *page, unsigned int order)
 {
 	unsigned int i;
 
-	if (order && unlikely(pcpcache_block_poisoned(page, order))) {
+	if (order && !PageCompound(page) &&
+	    unlikely(pcpcache_block_poisoned(page, order))) {
 		split_page(page, order);
 		for (i = 0; i < 1U << order; i++)
 			__free_page(page + i);

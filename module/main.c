@@ -132,20 +132,26 @@ static int __init pcpcache_init(void)
 	err = pcpcache_reclaim_init();
 	if (err)
 		goto config_exit;
-	err = pcpcache_fault_init();
-	if (err)
-		goto reclaim_exit;
+	/*
+	 * What a user can open comes last: a failed init frees the module
+	 * whatever files are open. sysfs's files are drained when removed
+	 * (kernfs); /dev/pcpcache and debugfs's user file are not, so the
+	 * device is the last step that can fail, and debugfs, which cannot,
+	 * follows it. Nothing can be cached before then.
+	 */
 	err = pcpcache_sysfs_init();
 	if (err)
-		goto fault_exit;
+		goto reclaim_exit;
+	err = pcpcache_fault_init();
+	if (err)
+		goto sysfs_exit;
 	pcpcache_debugfs_init();
 	pr_info("loaded, mode %s, lock %s\n",
 		pcpcache_mode_name(pcpcache_config.mode), pcpcache_lock_name());
 	return 0;
 
-	/* nothing was cached yet: nobody could reach the module */
-fault_exit:
-	pcpcache_fault_exit();
+sysfs_exit:
+	pcpcache_sysfs_exit();
 reclaim_exit:
 	pcpcache_reclaim_exit();
 	pcpcache_hotplug_exit();
