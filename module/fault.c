@@ -27,6 +27,7 @@
  * A misc device rather than a debugfs file: debugfs's full proxy passes no
  * mmap, and under lockdown debugfs refuses to open a file that has one.
  */
+#include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
@@ -186,8 +187,18 @@ static int pcpcache_dev_mmap(struct file *file, struct vm_area_struct *vma)
 	return 0;
 }
 
+/*
+ * A mapping pins memory the kernel cannot reclaim: a privilege, checked
+ * here, as the file mode alone (a udev rule, a chmod) is not a policy.
+ */
+static int pcpcache_dev_open(struct inode *inode, struct file *file)
+{
+	return capable(CAP_SYS_ADMIN) ? 0 : -EPERM;
+}
+
 static const struct file_operations pcpcache_dev_fops = {
 	.owner		= THIS_MODULE,
+	.open		= pcpcache_dev_open,
 	.mmap		= pcpcache_dev_mmap,
 	.llseek		= noop_llseek,
 };

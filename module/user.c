@@ -12,6 +12,7 @@
  */
 #include <linux/atomic.h>
 #include <linux/bits.h>
+#include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/highmem.h>
 #include <linux/mm.h>
@@ -148,11 +149,15 @@ static unsigned long settle(struct pcpcache_user *user, unsigned int order,
 	return held;
 }
 
+/* As /dev/pcpcache: holding pages is a privilege, whatever the mode. */
 static int user_open(struct inode *inode, struct file *file)
 {
-	struct pcpcache_user *user = kzalloc(sizeof(*user), GFP_KERNEL);
+	struct pcpcache_user *user;
 	unsigned int order;
 
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	user = kzalloc(sizeof(*user), GFP_KERNEL);
 	if (!user)
 		return -ENOMEM;
 	spin_lock_init(&user->lock);

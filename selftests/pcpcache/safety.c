@@ -31,6 +31,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <linux/mempolicy.h>
 
 #include "pcpcache_harness.h"
@@ -378,6 +379,48 @@ TEST_F(safety, bound_task_gets_no_page_of_another_node)
 	EXPECT_EQ(0U, remote) {
 		TH_LOG("%u of 512 pages from node 1 for a task bound to node 0",
 		       remote);
+	}
+	ASSERT_BOOKS_BALANCE();
+}
+
+/*
+ * Opening /dev/pcpcache or the user file needs CAP_SYS_ADMIN, whatever the
+ * file mode: root without it (the rest of its capabilities kept, so that
+ * the mode lets it in) gets EPERM from both.
+ */
+TEST_F(safety, opening_needs_cap_sys_admin)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+	int status, fd;
+	pid_t pid;
+
+	fd = pcp_open_device();
+	ASSERT_LE(0, fd);
+	close(fd);
+	pid = fork();
+	if (!pid) {
+		if (syscall(SYS_capget, &hdr, data))
+			_exit(10);
+		data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &= ~CAP_TO_MASK(CAP_SYS_ADMIN);
+		data[CAP_TO_INDEX(CAP_SYS_ADMIN)].permitted &= ~CAP_TO_MASK(CAP_SYS_ADMIN);
+		if (syscall(SYS_capset, &hdr, data))
+			_exit(11);
+		if (pcp_open_device() != -EPERM)
+			_exit(1);
+		if (pcp_open_user() != -EPERM)
+			_exit(2);
+		_exit(0);
+	}
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
+		TH_LOG("without CAP_SYS_ADMIN: %s (status %#x)",
+		       WEXITSTATUS(status) == 1 ? "/dev/pcpcache opened, or not with EPERM" :
+		       WEXITSTATUS(status) == 2 ? "the user file opened, or not with EPERM" :
+		       "cannot drop the capability", status);
 	}
 	ASSERT_BOOKS_BALANCE();
 }
