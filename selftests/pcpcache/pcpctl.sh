@@ -236,6 +236,8 @@ csv_dir_check()
 {
 	# shellcheck disable=SC2016
 	dir='/tmp/csv dir '\''q'\'' "dq" $(touch ran1) `touch ran2`; touch ran3 & x'
+	# its files are never overwritten: a fresh directory each run
+	rm -rf "$dir"
 	(cd /tmp && pcpctl bench --quick --reps 1 --only 1,2 --csv "$dir" > /tmp/bench.txt) &&
 		test -s "$dir/1-alloc-then-free.csv" && test -s "$dir/2-pair.csv" &&
 		grep -q "limit" /tmp/bench.txt && ! ls /tmp/ran* 2> /dev/null

@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <sched.h>
@@ -230,13 +231,21 @@ static FILE *csv_open(const struct opts *o, const char *name, const char *header
 	char *path;
 	FILE *f;
 
+	int fd;
+
 	if (!o->csv || asprintf(&path, "%s/%s.csv", o->csv, name) < 0)
 		return NULL;
-	f = fopen(path, "w");
-	if (!f)
-		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
-	else
+	/* never through a symlink, never over a file that is there */
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		fprintf(stderr, "%s: %s: %s%s\n", prog, path, strerror(errno),
+			errno == EEXIST ? " (not overwritten)" : "");
+		if (fd >= 0)
+			close(fd);
+	} else {
 		fprintf(f, "%s\n", header);
+	}
 	free(path);
 	return f;
 }
@@ -1240,9 +1249,36 @@ static int run_gnuplot(const char *script)
 }
 
 /*
+ * "./" before a relative path: gnuplot reads a file name that begins with
+ * '<' as a command to run, and writes to one that begins with '|'.
+ */
+static const char *gp_prefix(const char *path)
+{
+	return path[0] == '/' ? "" : "./";
+}
+
+/*
+ * Create @path for gnuplot to write into: never through a symlink, never
+ * over a file that is there. 0, or -1 with the reason printed.
+ */
+static int create_new(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+
+	if (fd < 0) {
+		fprintf(stderr, "%s: %s: %s%s\n", prog, path, strerror(errno),
+			errno == EEXIST ? " (not overwritten)" : "");
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/*
  * Gorman-style plots of benchmarks 4 and 5 from the CSV files in @csvdir,
  * as PNGs into @dir. gnuplot picks each line's rows from the CSV itself:
- * no shell ever sees a path, whatever characters it holds.
+ * no shell ever sees a path, whatever characters it holds, and no path
+ * reaches gnuplot as a command.
  */
 static int plot(const char *csvdir, const char *dir, FILE *out)
 {
@@ -1256,15 +1292,17 @@ static int plot(const char *csvdir, const char *dir, FILE *out)
 			prog);
 		return 2;
 	}
-	if (asprintf(&hotness, "%s/4-hotness.csv", csvdir) < 0 ||
-	    asprintf(&sweep, "%s/5-sweep.csv", csvdir) < 0 ||
-	    asprintf(&png4, "%s/4-hotness.png", dir) < 0 ||
-	    asprintf(&png5, "%s/5-sweep.png", dir) < 0)
+	if (asprintf(&hotness, "%s%s/4-hotness.csv", gp_prefix(csvdir), csvdir) < 0 ||
+	    asprintf(&sweep, "%s%s/5-sweep.csv", gp_prefix(csvdir), csvdir) < 0 ||
+	    asprintf(&png4, "%s%s/4-hotness.png", gp_prefix(dir), dir) < 0 ||
+	    asprintf(&png5, "%s%s/5-sweep.png", gp_prefix(dir), dir) < 0)
 		goto out;
 	if (mkdir(dir, 0755) && errno != EEXIST) {
 		fprintf(stderr, "%s: %s: %s\n", prog, dir, strerror(errno));
 		goto out;
 	}
+	if (create_new(png4) || create_new(png5))
+		goto out;
 	fd = mkstemp(script);
 	f = fd < 0 ? NULL : fdopen(fd, "w");
 	if (!f) {
