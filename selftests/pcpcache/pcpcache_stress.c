@@ -732,6 +732,7 @@ int pcp_stress_run(const struct pcp_stress_opts *opts,
 	pthread_t controller;
 	bool ctl_started = false;
 	double start, deadline;
+	sigset_t block, old;
 	int i;
 
 	memset(res, 0, sizeof(*res));
@@ -761,14 +762,23 @@ int pcp_stress_run(const struct pcp_stress_opts *opts,
 		return -1;
 	}
 
+	/* the threads inherit the mask: the signals that end a run reach us */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
 	start = now();
 	res->nr_workers = start_workers(&s, workers);
 	if (opts->chaos && !pthread_create(&controller, NULL, controller_main, &s))
 		ctl_started = true;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 
 	deadline = start + opts->seconds;
-	while (!atomic_load(&s.stop) && now() < deadline)
+	while (!atomic_load(&s.stop) && now() < deadline &&
+	       !(opts->cancel && *opts->cancel))
 		usleep(10000);
+	res->cancelled = opts->cancel && *opts->cancel;
 	atomic_store(&s.stop, true);
 
 	for (i = 0; i < res->nr_workers; i++)

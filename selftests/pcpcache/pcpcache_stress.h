@@ -15,6 +15,7 @@
 
 #define _GNU_SOURCE
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -29,6 +30,12 @@ struct pcp_stress_opts {
 	unsigned int fault;	/* fault_refill percentage during the run */
 	bool make_it_fail;	/* workers set their fail_page_alloc flag */
 	FILE *log;		/* progress and problems; NULL for none */
+	/*
+	 * Set by a signal handler to end the run early, everything put
+	 * back; NULL for none. SIGINT, SIGTERM and SIGHUP are blocked in
+	 * the run's threads, so that only the caller's takes them.
+	 */
+	volatile sig_atomic_t *cancel;
 };
 
 struct pcp_stress_result {
@@ -42,6 +49,7 @@ struct pcp_stress_result {
 	unsigned long long hotplugs;		/* CPUs taken offline */
 	unsigned long long foreign;		/* changes by another writer */
 	double seconds;				/* measured */
+	bool cancelled;				/* ended by opts->cancel */
 	/* the first thing that went wrong, or "" */
 	char failure[256];
 };

@@ -268,6 +268,59 @@ check "fault refuses bad values with one line, exit 2" sh -c '
 	done'
 pcpctl set mode=single batch=63 high=378
 
+# A stress ended by a signal puts back what it changed: the configuration,
+# fault_refill and every CPU its controller took offline; then it dies by
+# that signal, as it would have.
+stress_signal_check() # signal number
+{
+	before=$(cat $D/config)
+	pcpctl stress --seconds 600 --fault 50 --hotplug > /tmp/sig.out 2>&1 &
+	pid=$!
+	# a run under way: the controller has changed the configuration
+	for _ in $(seq 100); do
+		[ "$(cat $D/config)" != "$before" ] && break
+		sleep 0.1
+	done
+	sleep 2
+	kill -"$1" $pid
+	wait $pid
+	rc=$?
+	sed 's/^/# /' /tmp/sig.out | tail -n 2
+	[ $rc = $((128 + $2)) ] &&
+		grep -q "ended by" /tmp/sig.out &&
+		[ "$(cat $D/config)" = "$before" ] &&
+		[ "$(cat $D/fault_refill)" = 0 ] &&
+		[ "$(cat /sys/devices/system/cpu/online)" = "$(cat /sys/devices/system/cpu/present)" ]
+}
+check "stress --fault 50 --hotplug, SIGINT: all put back, every CPU online, died by it" stress_signal_check INT 2
+check "... SIGTERM too" stress_signal_check TERM 15
+check "... SIGHUP too" stress_signal_check HUP 1
+
+# bench 9 reloads pcpcache with each locking design: SIGINT while the
+# other design is loaded puts the design and the configuration back
+bench_signal_check()
+{
+	lock=$(cat /sys/module/pcpcache/parameters/lock)
+	before=$(cat $D/config)
+	pcpctl bench --quick --reps 1 --only 9 > /tmp/sig.out 2>&1 &
+	pid=$!
+	for _ in $(seq 600); do
+		[ "$(cat /sys/module/pcpcache/parameters/lock 2> /dev/null)" = local ] &&
+			[ "$lock" != local ] && break
+		[ "$(cat /sys/module/pcpcache/parameters/lock 2> /dev/null)" = spin ] &&
+			[ "$lock" = local ] && break
+		sleep 0.1
+	done
+	kill -INT $pid
+	wait $pid
+	rc=$?
+	sed 's/^/# /' /tmp/sig.out | tail -n 2
+	[ $rc = 130 ] && grep -q "ended by" /tmp/sig.out &&
+		[ "$(cat /sys/module/pcpcache/parameters/lock)" = "$lock" ] &&
+		[ "$(cat $D/config)" = "$before" ]
+}
+check "bench --only 9, SIGINT under the other design: design and configuration back" bench_signal_check
+
 check "the books balance after all that" sh -c '
 	awk '\''$1 == "buddy_alloc" { a = $2 } $1 == "buddy_free" { f = $2 }
 	     $1 == "cached" { c = $2 } $1 == "held" { h = $2 }

@@ -99,6 +99,14 @@ static double mean(const double *v, int n)
  * bench file refuses as too big for the machine is SKIPPED, with the
  * reason in f->skipped; anything else that goes wrong is FAILED.
  */
+/* The signal that asked the run to end: SIGINT, SIGTERM or SIGHUP; or 0. */
+static volatile sig_atomic_t bench_cancel;
+
+static void on_bench_signal(int sig)
+{
+	bench_cancel = sig;
+}
+
 static int run_once(const char *test, unsigned int nr, unsigned int k,
 		    unsigned int flags, struct figures *f)
 {
@@ -106,6 +114,9 @@ static int run_once(const char *test, unsigned int nr, unsigned int k,
 	unsigned long long ops, a, b;
 	int cpu, err;
 
+	/* asked to end: no more runs, what was changed is put back */
+	if (bench_cancel)
+		return FAILED;
 	snprintf(cmd, sizeof(cmd), "%s %u %u %u", test, nr, k, flags);
 	f->nr = 0;
 	err = pcp_write("bench", cmd);
@@ -1476,6 +1487,7 @@ int cmd_bench(int argc, char **argv)
 		{ }
 	};
 	struct opts o = { .out = stdout };
+	struct sigaction sa = { 0 };
 	const char *from = NULL;
 	char *json = NULL, found[256];
 	size_t json_len = 0;
@@ -1547,6 +1559,16 @@ int cmd_bench(int argc, char **argv)
 		o.js = &js;
 		json_begin(o.js, NULL, '{');
 	}
+	/*
+	 * SIGINT, SIGTERM and SIGHUP end the run: an in-kernel benchmark
+	 * stops with EINTR, no other starts, the locking design and the
+	 * configuration found are put back, then pcpctl dies by the signal.
+	 */
+	sa.sa_handler = on_bench_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	header(&o);
 	err = pcp_write("config", BENCH_KNOBS);
 	if (err)
@@ -1556,6 +1578,13 @@ int cmd_bench(int argc, char **argv)
 	if (pcp_write("config", found))
 		fprintf(stderr, "%s: bench: cannot put the configuration back: %s",
 			prog, found);
+	if (bench_cancel) {
+		fprintf(stderr, "%s: bench: ended by %s; the configuration and the locking design are back as they were found\n",
+			prog, strsignal(bench_cancel));
+		signal(bench_cancel, SIG_DFL);
+		raise(bench_cancel);
+		return 1;
+	}
 	if (o.js) {
 		json_end(o.js, '}');
 		fclose(js.f);

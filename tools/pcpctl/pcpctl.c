@@ -86,8 +86,16 @@ static int parse_cpus(const char *list, cpu_set_t *set)
 	return 0;
 }
 
+static volatile sig_atomic_t stress_cancel;
+
+static void on_stress_signal(int sig)
+{
+	stress_cancel = sig;
+}
+
 static int cmd_stress(int argc, char **argv)
 {
+	struct sigaction sa = { .sa_handler = on_stress_signal };
 	static const struct option longopts[] = {
 		{ "seconds", required_argument, NULL, 'd' },
 		{ "cpus", required_argument, NULL, 'c' },
@@ -103,6 +111,7 @@ static int cmd_stress(int argc, char **argv)
 		.seed = pcp_default_seed(),
 		.chaos = true,
 		.log = stderr,
+		.cancel = &stress_cancel,
 	};
 	static struct pcp_stress_result res;
 	unsigned long long pages = 0, ioctls = 0;
@@ -153,7 +162,26 @@ static int cmd_stress(int argc, char **argv)
 
 	printf("seed %u, %u s, %d CPUs%s\n", opts.seed, opts.seconds,
 	       CPU_COUNT(&opts.cpus), opts.chaos ? ", with the controller" : "");
+	/*
+	 * SIGINT, SIGTERM and SIGHUP end the run early: the configuration,
+	 * fault_refill and every CPU the controller took offline are put
+	 * back before pcpctl exits (by the signal, as it would have).
+	 */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	pcp_stress_run(&opts, &res);
+	if (res.cancelled) {
+		fprintf(stderr, "%s: stress: ended by %s after %.1f s; the configuration%s is back as it was found\n",
+			prog, strsignal(stress_cancel), res.seconds,
+			opts.fault ? " and fault_refill" : "");
+		if (res.failure[0])
+			fprintf(stderr, "%s: stress: FAIL: %s\n", prog, res.failure);
+		signal(stress_cancel, SIG_DFL);
+		raise(stress_cancel);
+		return 1;
+	}
 
 	printf("%5s %14s %14s\n", "cpu", "pages/s", "requests/s");
 	for (i = 0; i < res.nr_workers; i++) {
