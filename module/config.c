@@ -12,11 +12,16 @@
  *
  * pcpcache_config_mutex serialises writers. It is held while every CPU
  * carries the write out, and by nothing reclaim or CPU hotplug waits on.
+ * Readers never take it: under lock=local a write waits for every CPU, one
+ * a SCHED_FIFO task holds too, and a world-readable file must not put
+ * its reader in D state behind that. They copy the configuration under
+ * pcpcache_config_seq instead, which a writer bumps around the copy only.
  */
 #include <linux/cpumask.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/seqlock.h>
 #include <linux/workqueue.h>
 
 #include "pcpcache.h"
@@ -45,6 +50,9 @@ static const struct pcpcache_config pcpcache_defaults = {
 static DEFINE_MUTEX(pcpcache_config_mutex);
 /* Bumped by every write put in force, under the mutex: tells writers apart. */
 static unsigned long pcpcache_config_generation;
+/* Written under the mutex, around the copy of a write put in force. */
+static seqcount_mutex_t pcpcache_config_seq =
+	SEQCNT_MUTEX_ZERO(pcpcache_config_seq, &pcpcache_config_mutex);
 
 /**
  * pcpcache_limit - the most pages one CPU may be allowed to cache now
@@ -67,8 +75,10 @@ static int pcpcache_commit(const struct pcpcache_config *cfg)
 	if (pcpcache_config_check(cfg, pcpcache_limit()))
 		return -EINVAL;
 	old = pcpcache_config.mode;
+	write_seqcount_begin(&pcpcache_config_seq);
 	pcpcache_config = *cfg;
 	pcpcache_config_generation++;
+	write_seqcount_end(&pcpcache_config_seq);
 	start = ktime_get_ns();
 	pcpcache_request_all(cfg, false);
 	if (cfg->mode != old) {
@@ -177,17 +187,22 @@ int pcpcache_set_config(const struct pcpcache_config *cfg)
  * pcpcache_get_config - the configuration in force
  * @cfg: where to copy it
  *
+ * A consistent copy, taken without the configuration mutex: a reader
+ * does not wait for a write that waits for every CPU.
+ *
  * Return: its generation, which every write put in force bumps: a writer
  * that finds it unchanged after a refused write knows nobody else wrote.
  */
 unsigned long pcpcache_get_config(struct pcpcache_config *cfg)
 {
 	unsigned long generation;
+	unsigned int seq;
 
-	mutex_lock(&pcpcache_config_mutex);
-	*cfg = pcpcache_config;
-	generation = pcpcache_config_generation;
-	mutex_unlock(&pcpcache_config_mutex);
+	do {
+		seq = read_seqcount_begin(&pcpcache_config_seq);
+		*cfg = pcpcache_config;
+		generation = pcpcache_config_generation;
+	} while (read_seqcount_retry(&pcpcache_config_seq, seq));
 	return generation;
 }
 

@@ -660,11 +660,17 @@ unsigned long pcpcache_shrink(int nid, unsigned long nr)
  * lock=local a CPU held by a SCHED_FIFO task is waited for as long as RT
  * throttling takes to let its work run (PCPCACHE_OOM_WAIT_MS).
  *
- * Return: the number given back by the time it returns.
+ * Return: the pages given back since its last call, to it or to the
+ * shrinker. A CPU that answers a shrinker scan late gives its pages back
+ * when it runs, which may be after the allocation's last try and before
+ * this call; and a scan waiting meanwhile may take an answer to this
+ * call for its own count. Either way the pages are back, and nobody need
+ * be killed for them. Called under oom_lock, which serialises the calls.
  */
 unsigned long pcpcache_oom_give_back(void)
 {
-	unsigned long freed = 0, nr;
+	static unsigned long seen;
+	unsigned long before, now, nr;
 	int nid;
 
 	pcpcache_count(PCPCACHE_OOM, 1);
@@ -673,11 +679,15 @@ unsigned long pcpcache_oom_give_back(void)
 		if (!nr)
 			continue;
 		if (pcpcache_spin_design())
-			freed += pcpcache_shrink_directly(nid, nr, PCPCACHE_DRAIN_OOM);
+			pcpcache_shrink_directly(nid, nr, PCPCACHE_DRAIN_OOM);
 		else
-			freed += pcpcache_shrink_by_work(nid, nr, true);
+			pcpcache_shrink_by_work(nid, nr, true);
 	}
-	return freed;
+	now = pcpcache_stat_sum(PCPCACHE_OOM_PAGES) +
+	      pcpcache_stat_sum(PCPCACHE_SHRINK_PAGES);
+	before = seen;
+	seen = now;
+	return now - before;
 }
 
 /**

@@ -109,6 +109,22 @@ void pcpcache_stats_sum(unsigned long sum[PCPCACHE_NR_STATS])
 }
 
 /**
+ * pcpcache_stat_sum - one counter summed over all CPUs
+ * @item: which
+ *
+ * Return: its sum now, read without stopping anyone from counting.
+ */
+unsigned long pcpcache_stat_sum(enum pcpcache_stat item)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu(pcpcache_stats, cpu).count[item]);
+	return sum;
+}
+
+/**
  * pcpcache_stats_format - the counters, one "name value" per line
  * @buf: where to write them, NUL-terminated
  * @size: the size of @buf; a page holds them with room to spare

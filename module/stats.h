@@ -69,6 +69,7 @@ static inline void pcpcache_count(enum pcpcache_stat item, unsigned long nr)
 }
 
 void pcpcache_stats_sum(unsigned long sum[PCPCACHE_NR_STATS]);
+unsigned long pcpcache_stat_sum(enum pcpcache_stat item);
 void pcpcache_note_shrink_time(s64 ns);
 size_t pcpcache_stats_format(char *buf, size_t size);
 size_t pcpcache_stats_percpu_size(void);

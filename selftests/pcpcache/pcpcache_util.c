@@ -440,6 +440,38 @@ long pcp_fill_to_limit(int fd, bool split)
 }
 
 /*
+ * A child in a SCHED_FIFO busy loop on @cpu, as a real-time task holds a
+ * CPU: its pid once it runs so, or -1. Kill it with SIGKILL.
+ */
+pid_t pcp_start_hog(int cpu)
+{
+	struct sched_param sp = { .sched_priority = 50 };
+	int pipefd[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(pipefd))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		close(pipefd[0]);
+		if (pcp_pin(cpu) || sched_setscheduler(0, SCHED_FIFO, &sp))
+			_exit(1);
+		if (write(pipefd[1], "x", 1) != 1)
+			_exit(1);
+		for (;;)
+			;
+	}
+	close(pipefd[1]);
+	if (pid > 0 && read(pipefd[0], &c, 1) != 1) {
+		waitpid(pid, NULL, 0);
+		pid = -1;
+	}
+	close(pipefd[0]);
+	return pid;
+}
+
+/*
  * In a child on CPU 0, map and touch @kb of memory; its wait status, and
  * how long it took in @ms.
  */

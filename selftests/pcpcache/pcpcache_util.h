@@ -68,6 +68,7 @@ int pcp_fill(int fd, unsigned int nr, unsigned int cold);
 void pcp_wait_books_balance(char *why, size_t size);
 long pcp_fill_to_limit(int fd, bool split);
 int pcp_use_memory(long kb, long *ms);
+pid_t pcp_start_hog(int cpu);
 int pcp_reload(const char *params);
 int pcp_nr_cpus(void);
 int pcp_pin(int cpu);

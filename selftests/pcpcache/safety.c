@@ -425,6 +425,74 @@ TEST_F(safety, opening_needs_cap_sys_admin)
 	ASSERT_BOOKS_BALANCE();
 }
 
+/*
+ * Under lock=local a write waits for every CPU to carry it out, one that a
+ * SCHED_FIFO task holds with RT throttling off as well. Meanwhile the
+ * files anyone may read in sysfs (config, mode, high, pagesets) must not
+ * wait for it. The reads are given 10 s, far more than they take.
+ */
+TEST_F(safety, reads_do_not_wait_for_a_held_cpu)
+{
+	static const char rt_runtime[] = "/proc/sys/kernel/sched_rt_runtime_us";
+	static const char * const files[] = { "config", "mode", "high", "pagesets" };
+	int cpu = pcp_nr_cpus() - 1, status = -1, wstatus = -1, waited;
+	char lock[16] = "", runtime[32] = "", buf[8192], path[128];
+	pid_t hog, writer, reader;
+	bool done;
+	size_t i;
+
+	pcp_read_file(PCP_SYSFS "/parameters/lock", lock, sizeof(lock));
+	if (strncmp(lock, "local", 5))
+		SKIP(return, "under lock=spin a write waits for no CPU");
+	if (cpu < 1)
+		SKIP(return, "needs two CPUs");
+	ASSERT_LT(0, pcp_read_file(rt_runtime, runtime, sizeof(runtime)));
+	ASSERT_EQ(0, pcp_write_file(rt_runtime, "-1"));
+	hog = pcp_start_hog(cpu);
+	ASSERT_LT(0, hog);
+	writer = fork();
+	if (!writer) {
+		pcp_pin(0);
+		_exit(pcp_write("high", "400") ? 1 : 0);
+	}
+	/* the writer is waiting for the held CPU by now */
+	usleep(500000);
+	reader = fork();
+	if (!reader) {
+		pcp_pin(0);
+		for (i = 0; i < ARRAY_SIZE(files); i++) {
+			snprintf(path, sizeof(path), PCP_SYSFS_DIR "/%s", files[i]);
+			if (pcp_read_file(path, buf, sizeof(buf)) <= 0)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	for (waited = 0; reader > 0 && waited < 100; waited++) {
+		if (waitpid(reader, &status, WNOHANG) == reader)
+			break;
+		usleep(100000);
+	}
+	done = waited < 100;
+	kill(hog, SIGKILL);
+	waitpid(hog, NULL, 0);
+	/* once the held CPU runs again, the write and the reads get through */
+	if (reader > 0 && !done)
+		waitpid(reader, &status, 0);
+	if (writer > 0)
+		waitpid(writer, &wstatus, 0);
+	pcp_write_file(rt_runtime, runtime);
+	ASSERT_LT(0, writer);
+	ASSERT_LT(0, reader);
+	EXPECT_TRUE(done) {
+		TH_LOG("the reads waited for a write held up by CPU %d", cpu);
+	}
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	EXPECT_TRUE(WIFEXITED(wstatus) && !WEXITSTATUS(wstatus)) {
+		TH_LOG("the write of high: status %#x", wstatus);
+	}
+	ASSERT_BOOKS_BALANCE();
+}
+
 TEST_F(safety, user_limits_are_bounded)
 {
 	static const char * const params[] = { "user_max_pages", "user_max_total" };
