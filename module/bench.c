@@ -466,6 +466,14 @@ static unsigned long bench_pages_held(const struct bench_run *run)
 	       (bench_all_cpus(run->test) ? num_online_cpus() : 1);
 }
 
+/*
+ * How long the threads have to reach the start line, holding the CPU
+ * hotplug lock: a CPU that runs nothing else (a SCHED_FIFO task there,
+ * RT throttling off) must not keep a CPU hotplug writer waiting, and
+ * every new reader of the lock behind it, for longer.
+ */
+#define BENCH_START_WAIT	(5 * HZ)
+
 static void bench_free_run(struct bench_run *run)
 {
 	if (run)
@@ -514,10 +522,18 @@ static int bench_start(struct bench_run *run)
 	} else {
 		for (i = 0; i < n; i++)
 			wake_up_process(threads[i]);
-		wait_for_completion(&run->started);
+		if (!wait_for_completion_timeout(&run->started, BENCH_START_WAIT)) {
+			/* refused: the threads that wait start, see it, and end */
+			WRITE_ONCE(bench_abort, true);
+			complete_all(&run->started);
+			err = -EAGAIN;
+		}
 		cpus_read_unlock();
 		/* a signal (^C) stops the threads at their next look */
-		if (wait_for_completion_interruptible(&run->done)) {
+		if (err) {
+			/* outside the hotplug lock: the late thread ends when it runs */
+			wait_for_completion(&run->done);
+		} else if (wait_for_completion_interruptible(&run->done)) {
 			WRITE_ONCE(bench_abort, true);
 			wait_for_completion(&run->done);
 			err = -EINTR;
