@@ -572,9 +572,10 @@ static bool pcpcache_shrink_answered(int round, int late)
 /*
  * lock=local: what the CPU we run on has at once, then an equal share from
  * each other CPU of @nid that has pages, asked by work, waited for at most
- * @wait_ms. A CPU whose work is still pending from an earlier request is
- * asked too, but waited for by the OOM notifier only. The shrinker (@oom
- * false) counts the CPUs it did not wait for in shrink_skipped, the OOM
+ * PCPCACHE_SHRINK_WAIT_MS, or PCPCACHE_OOM_WAIT_MS for the OOM notifier
+ * (@oom). A CPU whose work is still pending from an earlier request is
+ * asked too, but waited for by the OOM notifier only. The shrinker
+ * counts the CPUs it did not wait for in shrink_skipped, the OOM
  * notifier those that had not answered in time in oom_late.
  */
 static unsigned long pcpcache_shrink_by_work(int nid, unsigned long nr,
