@@ -54,7 +54,7 @@ MODULE_PARM_DESC(user_max_pages, "pages one open user file, or one mapping of /d
 
 static unsigned int user_max_total;
 module_param_cb(user_max_total, &limit_ops, &user_max_total, 0644);
-MODULE_PARM_DESC(user_max_total, "pages all open user files and mappings together may hold (default 0: an eighth of RAM; at most 4194304)");
+MODULE_PARM_DESC(user_max_total, "pages all open user files and mappings together may hold (default 0: an eighth of RAM, no more than the maximum; at most 4194304)");
 
 /* Pages held or reserved by all open files and mappings. */
 static atomic_long_t pcpcache_user_total = ATOMIC_LONG_INIT(0);
@@ -72,7 +72,9 @@ static unsigned long total_limit(void)
 {
 	unsigned int max = READ_ONCE(user_max_total);
 
-	return max ? max : totalram_pages() / 8;
+	/* the default never exceeds the documented maximum, on any machine */
+	return max ? max : min_t(unsigned long, totalram_pages() / 8,
+				 PCPCACHE_USER_MAX_LIMIT);
 }
 
 unsigned long pcpcache_user_max_pages(void)
