@@ -200,7 +200,8 @@ TEST_F_TIMEOUT(reclaim, memory_offline_gives_cached_pages_back, 900)
 /*
  * A SCHED_FIFO task on @cpu allocating a page every millisecond through
  * the user file, and holding them, until *@stop; busy in between, so
- * that work queued on its CPU runs only when RT throttling stops it.
+ * that work queued on its CPU runs only when RT throttling stops it. The
+ * caller leaves @cpu first.
  */
 static pid_t start_allocating_hog(int cpu, volatile int *stop)
 {
@@ -209,6 +210,8 @@ static pid_t start_allocating_hog(int cpu, volatile int *stop)
 	pid_t pid;
 	int fd;
 
+	if (pcp_leave_cpu(cpu))
+		return -1;
 	pid = fork();
 	if (pid)
 		return pid;

@@ -25,7 +25,6 @@
 
 #define RT_PERIOD	"/proc/sys/kernel/sched_rt_period_us"
 #define RT_RUNTIME	"/proc/sys/kernel/sched_rt_runtime_us"
-#define BOOST		"/proc/sys/vm/watermark_boost_factor"
 /* about 31 MB of 4 KiB pages, as measured */
 #define CACHED_PAGES	7936
 
@@ -65,8 +64,8 @@ FIXTURE_SETUP(oom)
 	 * back more than the 10% of the cache the process leaves, module
 	 * or not; off for the test, put back after.
 	 */
-	ASSERT_LT(0, pcp_read_file(BOOST, self->boost, sizeof(self->boost)));
-	ASSERT_EQ(0, pcp_write_file(BOOST, "0"));
+	ASSERT_LT(0, pcp_read_file(PCP_WATERMARK_BOOST, self->boost, sizeof(self->boost)));
+	ASSERT_EQ(0, pcp_write_file(PCP_WATERMARK_BOOST, "0"));
 }
 
 FIXTURE_TEARDOWN(oom)
@@ -76,55 +75,13 @@ FIXTURE_TEARDOWN(oom)
 		waitpid(self->hog, NULL, 0);
 	}
 	if (self->boost[0])
-		pcp_write_file(BOOST, self->boost);
+		pcp_write_file(PCP_WATERMARK_BOOST, self->boost);
 	if (self->runtime[0])
 		pcp_write_file(RT_RUNTIME, self->runtime);
 	if (self->period[0])
 		pcp_write_file(RT_PERIOD, self->period);
 	if (pcp_exists(PCP_SYSFS))
 		pcp_run("rmmod pcpcache");
-}
-
-/*
- * What a process could be given of the free memory, in kB: in each zone,
- * what is above its min watermark and the protection that keeps a
- * lower zone from allocations that could use a higher one
- * (lowmem_reserve, the largest of the zone's "protection").
- */
-static long free_to_process_kb(void)
-{
-	long free = 0, min = 0, prot = 0, total = 0, v;
-	char line[512], *p;
-	bool zone = false;
-	FILE *f;
-
-	f = fopen("/proc/zoneinfo", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "Node ", 5)) {
-			if (zone && free > min + prot)
-				total += free - min - prot;
-			zone = true;
-			free = min = prot = 0;
-		} else if (sscanf(line, " pages free %ld", &v) == 1) {
-			free = v;
-		} else if (sscanf(line, " min %ld", &v) == 1) {
-			min = v;
-		} else if ((p = strstr(line, "protection: ("))) {
-			for (p += strlen("protection: ("); *p && *p != ')'; p++) {
-				v = strtol(p, &p, 10);
-				if (v > prot)
-					prot = v;
-				if (*p == ')')
-					break;
-			}
-		}
-	}
-	if (zone && free > min + prot)
-		total += free - min - prot;
-	fclose(f);
-	return total * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
 TEST_F(oom, held_cpu_gives_back_before_a_kill)
@@ -135,6 +92,9 @@ TEST_F(oom, held_cpu_gives_back_before_a_kill)
 	char lock[16] = "";
 	int fd, status, nr;
 
+	/* 6.1's harness runs the body after a SKIP in FIXTURE_SETUP */
+	if (_metadata->skip)
+		return;
 	ASSERT_EQ(0, pcp_write("config", "mode=single batch=63 high=8192"));
 	/* CPU 1's magazine full: freed there, nothing else cached */
 	fd = pcp_open_user();
@@ -160,7 +120,7 @@ TEST_F(oom, held_cpu_gives_back_before_a_kill)
 	pages_before = pcp_stat(&self->st, "oom_pages");
 	late_before = pcp_stat(&self->st, "oom_late");
 	cached_kb = pcp_stat(&self->st, "cached") * (sysconf(_SC_PAGESIZE) / 1024);
-	free_kb = free_to_process_kb();
+	free_kb = pcp_free_to_process_kb();
 	ASSERT_LT(0, free_kb);
 	/* and its page tables, 8 bytes a page, come out of the same memory */
 	ask_kb = (free_kb + cached_kb * 9 / 10) * 512 / 513;

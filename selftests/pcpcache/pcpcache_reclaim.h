@@ -16,6 +16,7 @@
 FIXTURE(reclaim) {
 	struct pcp_stats st;
 	char why[256];
+	char boost[32];		/* watermark_boost_factor to put back */
 	int fd;
 };
 
@@ -36,6 +37,7 @@ FIXTURE_SETUP(reclaim)
 	const char *why = pcp_skip_reason();
 
 	self->fd = -1;
+	self->boost[0] = '\0';
 	if (why)
 		SKIP(return, "%s", why);
 	ASSERT_EQ(0, pcp_reload(variant->params));
@@ -47,6 +49,8 @@ FIXTURE_TEARDOWN(reclaim)
 {
 	if (self->fd >= 0)
 		close(self->fd);
+	if (self->boost[0])
+		pcp_write_file(PCP_WATERMARK_BOOST, self->boost);
 	if (pcp_exists(PCP_SYSFS))
 		pcp_run("rmmod pcpcache");
 }

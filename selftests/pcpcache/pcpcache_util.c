@@ -337,6 +337,25 @@ int pcp_pin(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
 }
 
+/*
+ * Move the calling thread off @cpu, onto every other online CPU: a test
+ * that holds @cpu with a SCHED_FIFO loop must not be there itself. On
+ * PREEMPT_RT a timer armed on the held CPU (a usleep() there) would never
+ * fire: ktimers, the thread that runs it, is SCHED_FIFO at the loop's
+ * priority, queued behind it. 0, or -errno.
+ */
+int pcp_leave_cpu(int cpu)
+{
+	cpu_set_t set;
+	int i;
+
+	CPU_ZERO(&set);
+	for (i = 0; i < pcp_nr_cpus(); i++)
+		if (i != cpu)
+			CPU_SET(i, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
 int pcp_open_user(void)
 {
 	int fd = open(PCPCACHE_USER_FILE, O_RDWR | O_CLOEXEC);
@@ -379,11 +398,17 @@ int pcp_free(int fd, unsigned int count, unsigned int flags,
 	return pages_ioctl(fd, PCPCACHE_IOC_FREE, count, flags, req);
 }
 
-/* Allocate @nr on every online CPU and free them there, @cold of them cold. */
+/*
+ * Allocate @nr on every online CPU and free them there, @cold of them cold.
+ * The caller may run where it could before.
+ */
 int pcp_fill(int fd, unsigned int nr, unsigned int cold)
 {
 	int cpu, err = 0;
+	cpu_set_t was;
 
+	if (sched_getaffinity(0, sizeof(was), &was))
+		return -errno;
 	for (cpu = 0; cpu < pcp_nr_cpus() && !err; cpu++) {
 		err = pcp_pin(cpu);
 		if (!err)
@@ -393,6 +418,8 @@ int pcp_fill(int fd, unsigned int nr, unsigned int cold)
 		if (!err && cold)
 			err = pcp_free(fd, cold, PCPCACHE_COLD, NULL);
 	}
+	if (sched_setaffinity(0, sizeof(was), &was) && !err)
+		err = -errno;
 	return err;
 }
 
@@ -441,7 +468,8 @@ long pcp_fill_to_limit(int fd, bool split)
 
 /*
  * A child in a SCHED_FIFO busy loop on @cpu, as a real-time task holds a
- * CPU: its pid once it runs so, or -1. Kill it with SIGKILL.
+ * CPU: its pid once it runs so, or -1. Kill it with SIGKILL. The caller
+ * leaves @cpu first.
  */
 pid_t pcp_start_hog(int cpu)
 {
@@ -450,7 +478,7 @@ pid_t pcp_start_hog(int cpu)
 	pid_t pid;
 	char c;
 
-	if (pipe(pipefd))
+	if (pcp_leave_cpu(cpu) || pipe(pipefd))
 		return -1;
 	pid = fork();
 	if (!pid) {
@@ -469,6 +497,51 @@ pid_t pcp_start_hog(int cpu)
 	}
 	close(pipefd[0]);
 	return pid;
+}
+
+/*
+ * What a process could be given of the free memory, in kB: in each zone,
+ * what is above its min watermark and the protection that keeps a
+ * lower zone from allocations that could use a higher one
+ * (lowmem_reserve, the largest of the zone's "protection").
+ */
+long pcp_free_to_process_kb(void)
+{
+	long free = 0, min = 0, prot = 0, total = 0, v;
+	char line[512], *p;
+	bool zone = false;
+	FILE *f;
+
+	f = fopen("/proc/zoneinfo", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		p = strstr(line, "protection: (");
+		if (!strncmp(line, "Node ", 5)) {
+			if (zone && free > min + prot)
+				total += free - min - prot;
+			zone = true;
+			free = 0;
+			min = 0;
+			prot = 0;
+		} else if (sscanf(line, " pages free %ld", &v) == 1) {
+			free = v;
+		} else if (sscanf(line, " min %ld", &v) == 1) {
+			min = v;
+		} else if (p) {
+			for (p += strlen("protection: ("); *p && *p != ')'; p++) {
+				v = strtol(p, &p, 10);
+				if (v > prot)
+					prot = v;
+				if (*p == ')')
+					break;
+			}
+		}
+	}
+	if (zone && free > min + prot)
+		total += free - min - prot;
+	fclose(f);
+	return total * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
 /*

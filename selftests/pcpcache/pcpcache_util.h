@@ -15,6 +15,7 @@
 #define PCP_SYSFS_DIR	PCPCACHE_SYSFS_DIR
 #define PCP_SYSFS	"/sys/module/pcpcache"
 #define PCP_MAX_CPUS	1024
+#define PCP_WATERMARK_BOOST	"/proc/sys/vm/watermark_boost_factor"
 #define PCP_MAX_STATS	64
 
 /* The counters of the stats file, by name. */
@@ -64,6 +65,7 @@ bool pcp_books_balance(const struct pcp_stats *st, char *why, size_t size);
 int pcp_read_pagesets(struct pcp_pageset *sets, int max);
 unsigned long pcp_max_high_sum(void);
 long pcp_meminfo_kb(const char *key);
+long pcp_free_to_process_kb(void);
 int pcp_fill(int fd, unsigned int nr, unsigned int cold);
 void pcp_wait_books_balance(char *why, size_t size);
 long pcp_fill_to_limit(int fd, bool split);
@@ -72,6 +74,7 @@ pid_t pcp_start_hog(int cpu);
 int pcp_reload(const char *params);
 int pcp_nr_cpus(void);
 int pcp_pin(int cpu);
+int pcp_leave_cpu(int cpu);
 int pcp_open_user(void);
 int pcp_open_device(void);
 int pcp_alloc(int fd, unsigned int count, unsigned int flags,
