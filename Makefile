@@ -19,7 +19,7 @@
 #                     kernel built from linux-source (cached outside the tree)
 #   make lint         checkpatch --strict, sparse and W=1 on module/
 #   make matrix       build for 6.1, 6.1-rt and 6.12; run the selftests on
-#                     the last two in the VM (installs what is missing)
+#                     the last two in the VM (unpacks them into the cache)
 #   make install      through DKMS, for the running kernel or KVER=...,
 #                     and pcpctl with its man page under PREFIX
 #   make uninstall    remove it from DKMS and every kernel, and pcpctl
@@ -102,16 +102,27 @@ vm-check: all
 		--add $(TOP)/tools/vm/designs.sh:/root/designs.sh -- sh /root/designs.sh
 	@$(TOP)/tools/tap-ok $(BUILD)/vm-check.tap
 
-check: deps
+# What of the host these commands must leave as found, recorded before
+# "make deps" runs (tools/host-state); tools/check and tools/demo compare.
+HOST_STATE := $(BUILD)/host-state.before
+export PCPCACHE_HOST_STATE := $(HOST_STATE)
+save-host-state:
+	@mkdir -p $(BUILD)
+	@$(TOP)/tools/host-state save $(HOST_STATE)
+
+check: save-host-state
+	@$(TOP)/tools/setup
 	@$(TOP)/tools/check
 
-check-full: deps
+check-full: save-host-state
+	@$(TOP)/tools/setup
 	@$(TOP)/tools/check --full
 
 check-mutants: all
 	@$(TOP)/tools/check-mutants
 
-demo: deps
+demo: save-host-state
+	@$(TOP)/tools/setup --demo
 	@$(MAKE) -s all
 	@$(TOP)/tools/demo
 
@@ -161,6 +172,6 @@ clean:
 	-$(MAKE) -C module clean
 	rm -rf $(BUILD)
 
-.PHONY: all deps module ksft selftests tools unit vm-check check check-full check-mutants check-debug demo bench \
+.PHONY: all deps save-host-state module ksft selftests tools unit vm-check check check-full check-mutants check-debug demo bench \
 	lint matrix \
 	install uninstall clean
