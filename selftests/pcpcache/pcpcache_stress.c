@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -39,6 +40,7 @@ struct worker {
 	int cpu;
 	int fd;
 	int dev;		/* /dev/pcpcache, to map */
+	int fail;		/* its make-it-fail, or -1 */
 	unsigned int seed;
 	unsigned long long held;		/* pages in @fd */
 	unsigned long long blocks[PCP_NR_ORDERS];	/* ... by order */
@@ -200,6 +202,14 @@ static void worker_fault(struct worker *w)
 		tolerable(w, -errno, "mmap");
 		return;
 	}
+	/*
+	 * A fault whose page fail_page_alloc fails ends in VM_FAULT_OOM with
+	 * no OOM kill behind it, which the kernel reports ("Huh VM_FAULT_OOM
+	 * leaked out to the #PF handler") and retries: the faults themselves
+	 * go without injection (the write allocates nothing)
+	 */
+	if (w->fail >= 0)
+		pwrite(w->fail, "0", 1, 0);
 	touched = pick(&w->seed, 1, nr);
 	for (i = 0; i < touched; i++) {
 		if (!page_is_zero(p + i * page, page)) {
@@ -209,6 +219,8 @@ static void worker_fault(struct worker *w)
 		}
 		memset(p + i * page, 0x5a, page);
 	}
+	if (w->fail >= 0)
+		pwrite(w->fail, "1", 1, 0);
 	/*
 	 * An allocation failure the debug lane injects (the VMA tree's) can
 	 * fail munmap() with ENOMEM: out of memory, as a program would see
@@ -243,10 +255,11 @@ static void *worker_main(void *arg)
 	 * fail_page_alloc with task-filter fails only the allocations of
 	 * tasks that ask: the workers, once started, not the thread setup.
 	 */
+	w->fail = -1;
 	if (s->opts->make_it_fail) {
-		err = pcp_write_file("/proc/thread-self/make-it-fail", "1");
-		if (err)
-			fail(s, "cpu %d: make-it-fail: %s", w->cpu, strerror(-err));
+		w->fail = open("/proc/thread-self/make-it-fail", O_WRONLY);
+		if (w->fail < 0 || pwrite(w->fail, "1", 1, 0) != 1)
+			fail(s, "cpu %d: make-it-fail: %s", w->cpu, strerror(errno));
 	}
 	while (!atomic_load(&s->stop)) {
 		/* back home after the CPU went offline and came back */
@@ -282,6 +295,8 @@ static void *worker_main(void *arg)
 	/* closing the file frees what it holds, on this CPU */
 	close(w->fd);
 	close(w->dev);
+	if (w->fail >= 0)
+		close(w->fail);
 	w->fd = -1;
 	return NULL;
 }
