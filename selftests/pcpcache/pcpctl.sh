@@ -268,6 +268,37 @@ check "fault refuses bad values with one line, exit 2" sh -c '
 	done'
 pcpctl set mode=single batch=63 high=378
 
+# A task of fault's processes variant that dies by a signal (SIGBUS here;
+# an OOM kill does the same) ends the run with exit 1 and a line naming
+# it, and leaves no task behind; the old code waited for it for ever.
+# Each child seen is killed: a cell's tasks come and go.
+children() { for d in /proc/[0-9]*; do [ "$(cut -d' ' -f4 "$d/stat" 2>/dev/null)" = "$1" ] && echo "${d#/proc/}"; done; }
+fault_child_dies_check()
+{
+	pcpctl fault --variant processes --rows kernel,single --passes 100 \
+		> /tmp/fd.out 2> /tmp/fd.err &
+	pid=$!
+	# given 30 s: the run itself would take many minutes
+	for _ in $(seq 300); do
+		kill -0 $pid 2> /dev/null || break
+		# shellcheck disable=SC2046
+		kill -BUS $(children $pid) 2> /dev/null
+		sleep 0.1
+	done
+	if kill -0 $pid 2> /dev/null; then
+		echo "# pcpctl fault still waits 30 s after its tasks were killed"
+		kill -9 $pid
+		wait $pid
+		return 1
+	fi
+	wait $pid
+	rc=$?
+	sed 's/^/# /' /tmp/fd.err | tail -n 2
+	[ $rc = 1 ] && grep -q "was killed by signal 7" /tmp/fd.err &&
+		[ -z "$(children $pid)" ] && ! grep -q "^pcpctl" /proc/[0-9]*/comm 2> /dev/null
+}
+check "fault: a task killed by a signal ends the run, named, exit 1, no task left" fault_child_dies_check
+
 # A stress ended by a signal puts back what it changed: the configuration,
 # fault_refill and every CPU its controller took offline; then it dies by
 # that signal, as it would have.

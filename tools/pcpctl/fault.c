@@ -98,6 +98,7 @@ struct cell {
 	int dev;		/* /dev/pcpcache, or -1 for anonymous memory */
 	size_t bytes, page;
 	unsigned long passes;
+	pid_t *pids;		/* the processes variant's tasks; 0 once reaped */
 };
 
 /* One round of one figure. */
@@ -248,14 +249,44 @@ static long long trips(const struct pcp_stats *st)
 	return batches + singles;
 }
 
+/*
+ * A task process that ended before its figure was done: a signal (SIGBUS,
+ * an OOM kill, SIGKILL) ends it without a word to the others. Reaped and
+ * named; -ECHILD, or 0 when all live.
+ */
+static int task_died(const struct cell *c)
+{
+	int i, status;
+
+	for (i = 0; c->pids && i < c->n; i++) {
+		if (c->pids[i] <= 0 || waitpid(c->pids[i], &status, WNOHANG) != c->pids[i])
+			continue;
+		if (WIFSIGNALED(status))
+			fprintf(stderr, "pcpctl: fault: task %d (pid %d, CPU %d) was killed by signal %d (%s)\n",
+				i, c->pids[i], c->cpus[i], WTERMSIG(status),
+				strsignal(WTERMSIG(status)));
+		else
+			fprintf(stderr, "pcpctl: fault: task %d (pid %d, CPU %d) exited with status %d before the figure was done\n",
+				i, c->pids[i], c->cpus[i], WEXITSTATUS(status));
+		c->pids[i] = 0;
+		return -ECHILD;
+	}
+	return 0;
+}
+
 /* Wait until @count of the tasks got there, or one failed; 0 or -errno. */
 static int wait_for(const struct cell *c, atomic_int *count)
 {
+	int err;
+
 	while (atomic_load(count) < c->n) {
 		if (atomic_load(&c->sh->err))
 			return -atomic_load(&c->sh->err);
 		if (interrupted)
 			return -EINTR;
+		err = task_died(c);
+		if (err)
+			return err;
 		usleep(10000);
 	}
 	return 0;
@@ -295,8 +326,13 @@ static int run_cell(struct cell *c, enum variant v, struct sample *r)
 	int started, i, err;
 
 	memset(c->sh, 0, sizeof(*c->sh));
-	started = v == PROCESSES ? start_processes(c, pids) :
-				   start_threads(c, threads, args);
+	c->pids = NULL;
+	if (v == PROCESSES) {
+		started = start_processes(c, pids);
+		c->pids = pids;
+	} else {
+		started = start_threads(c, threads, args);
+	}
 	err = started < c->n ? -EAGAIN : measure(c, r);
 	if (err) {
 		/* let the tasks that started end early */
@@ -304,11 +340,17 @@ static int run_cell(struct cell *c, enum variant v, struct sample *r)
 		atomic_store(&c->sh->go, 1);
 	}
 	for (i = 0; i < started; i++) {
-		if (v == PROCESSES)
-			waitpid(pids[i], NULL, 0);
-		else
+		if (v == PROCESSES) {
+			/* one that died took the figure with it: stop the rest */
+			if (pids[i] > 0 && err == -ECHILD)
+				kill(pids[i], SIGKILL);
+			if (pids[i] > 0)
+				waitpid(pids[i], NULL, 0);
+		} else {
 			pthread_join(threads[i], NULL);
+		}
 	}
+	c->pids = NULL;
 	return err;
 }
 
@@ -660,7 +702,8 @@ static int run_round(struct run *run, enum variant v, struct shared *sh)
 			err = run_cell(&c, v, smp);
 			if (err) {
 				fprintf(stderr, "%s: fault: %s, %s, N=%d: %s\n", prog,
-					variant_names[v], label, c.n, strerror(-err));
+					variant_names[v], label, c.n,
+					err == -ECHILD ? "a task died (above)" : strerror(-err));
 				return err;
 			}
 			r->nr++;
