@@ -116,6 +116,27 @@ MODULE_PARM_DESC(high_max, "the most an auto-tuned high goes to (default 1134)")
 module_param_cb(lock, &lock_param_ops, NULL, 0444);
 MODULE_PARM_DESC(lock, "locking design: spin (default; 6.0 on) or local (before 6.0); needs a reload to change");
 
+#ifdef PCPCACHE_TEST_HOOKS
+/*
+ * Built in only for the debug lane (PCPCACHE_TEST_HOOKS=y): fail the load
+ * at step N of pcpcache_init(), to test that every step before it is
+ * undone.
+ */
+static unsigned int fail_init_step;
+module_param(fail_init_step, uint, 0400);
+MODULE_PARM_DESC(fail_init_step, "tests only: fail init step N (1-5) with -ENOMEM");
+
+static int pcpcache_init_step(unsigned int step)
+{
+	return step == fail_init_step ? -ENOMEM : 0;
+}
+#else
+static int pcpcache_init_step(unsigned int step)
+{
+	return 0;
+}
+#endif
+
 static int __init pcpcache_init(void)
 {
 	int err;
@@ -123,13 +144,13 @@ static int __init pcpcache_init(void)
 	/* before any magazine is used: the fast path branches on it */
 	if (lock_spin)
 		static_branch_enable(&pcpcache_lock_spin);
-	err = pcpcache_config_init();
+	err = pcpcache_init_step(1) ?: pcpcache_config_init();
 	if (err)
 		return err;
-	err = pcpcache_request_init(&pcpcache_config);
+	err = pcpcache_init_step(2) ?: pcpcache_request_init(&pcpcache_config);
 	if (err)
 		return err;
-	err = pcpcache_reclaim_init();
+	err = pcpcache_init_step(3) ?: pcpcache_reclaim_init();
 	if (err)
 		goto config_exit;
 	/*
@@ -139,10 +160,10 @@ static int __init pcpcache_init(void)
 	 * device is the last step that can fail, and debugfs, which cannot,
 	 * follows it. Nothing can be cached before then.
 	 */
-	err = pcpcache_sysfs_init();
+	err = pcpcache_init_step(4) ?: pcpcache_sysfs_init();
 	if (err)
 		goto reclaim_exit;
-	err = pcpcache_fault_init();
+	err = pcpcache_init_step(5) ?: pcpcache_fault_init();
 	if (err)
 		goto sysfs_exit;
 	pcpcache_debugfs_init();

@@ -7,7 +7,8 @@
 #
 # the selftests given (default: every one) under both locking designs,
 # then the all-CPU stress with fail_page_alloc making the stress's own
-# allocations fail, once per design, then a kmemleak scan after unload
+# allocations fail, once per design, then a load failing at each step of
+# its init (fail_init_step), then a kmemleak scan after unload
 # and a look at whether lockdep is still on (it turns itself off after
 # its first report, so a later one would go unseen). The kernel's reports
 # (KASAN, lockdep, ...) are caught by tools/vm/run on the console. TAP on
@@ -31,7 +32,7 @@ fi
 # shellcheck disable=SC2086
 sh /root/designs.sh $seed --lock local,spin "$@" || rc=1
 
-echo "1..4"
+echo "1..5"
 # fail_page_alloc: 10% of the allocations of the tasks that ask for it
 # (task-filter; the stress's workers set their make-it-fail once started),
 # not their user pages (ignore-gfp-highmem), within 2000 failures a run:
@@ -61,6 +62,27 @@ done
 rm -f /etc/modprobe.d/pcpcache-lock.conf
 echo 0 > $F/probability
 
+# A load that fails at each step of pcpcache_init() (fail_init_step, built
+# in for this lane) must undo the steps before it: the load fails with
+# ENOMEM, nothing of the module is left, a normal load works after, and
+# the kmemleak scan below finds nothing.
+rmmod pcpcache 2> /dev/null
+bad=
+for step in 1 2 3 4 5; do
+	err=$(modprobe pcpcache fail_init_step=$step 2>&1) && bad="$bad $step:loaded"
+	echo "$err" | grep -q 'Cannot allocate memory' || bad="$bad $step:'$err'"
+	for f in /sys/module/pcpcache /sys/kernel/mm/pcpcache /dev/pcpcache \
+		 /sys/kernel/debug/pcpcache; do
+		[ ! -e $f ] || bad="$bad $step:$f"
+	done
+done
+if [ -z "$bad" ] && modprobe pcpcache && rmmod pcpcache; then
+	echo "ok 3 a load failing at each of the 5 steps of its init leaves nothing behind"
+else
+	echo "not ok 3 a load failing at a step of its init:$bad"
+	rc=1
+fi
+
 # Every test unloads pcpcache; make sure, then look for leaks twice over.
 # kmemleak's file is empty unless it found something (debugfs files all
 # have size 0, so read it), and refuses "scan" once it has turned off.
@@ -69,21 +91,21 @@ if echo scan > $K && sleep 2 && echo scan > $K; then
 	leaks=$(cat $K)
 	if [ -n "$leaks" ]; then
 		echo "$leaks" | sed 's/^/# /' | head -n 60
-		echo "not ok 3 kmemleak after unload"
+		echo "not ok 4 kmemleak after unload"
 		rc=1
 	else
-		echo "ok 3 kmemleak after unload: nothing"
+		echo "ok 4 kmemleak after unload: nothing"
 	fi
 else
-	echo "not ok 3 kmemleak after unload # kmemleak is off: see the console"
+	echo "not ok 4 kmemleak after unload # kmemleak is off: see the console"
 	rc=1
 fi
 
 if grep -q 'debug_locks: *1$' /proc/lockdep_stats; then
-	echo "ok 4 lockdep still on at the end (no report turned it off)"
+	echo "ok 5 lockdep still on at the end (no report turned it off)"
 else
 	grep 'debug_locks' /proc/lockdep_stats | sed 's/^/# /'
-	echo "not ok 4 lockdep turned itself off: it reported something (see the console)"
+	echo "not ok 5 lockdep turned itself off: it reported something (see the console)"
 	rc=1
 fi
 exit $rc
