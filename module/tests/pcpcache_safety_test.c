@@ -21,6 +21,11 @@
  *                    it must still be that holder's
  *   cma              a page of the CMA area [cma_base, cma_base +
  *                    cma_pages) is freed (needs CONFIG_CMA and cma=)
+ *   noreclaim        under memalloc_noreclaim_save(), with every zone at
+ *                    the watermark below which only the reserves are left:
+ *                    each allocation must come from the reserves, as
+ *                    alloc_page() gives them, the refill before it failing
+ *                    without a warning; freed, none is cached
  *
  * The poisoned pages stay poisoned: the buddy allocator keeps them for
  * good, as it keeps any page memory_failure() marked.
@@ -32,6 +37,7 @@
 #include <linux/module.h>
 #include <linux/string.h>
 #include <linux/pcpcache.h>
+#include <linux/sched/mm.h>
 
 /* Enough allocations to empty a magazine at the default high. */
 #define SAFETY_SWEEP		1024
@@ -222,6 +228,66 @@ static int test_cma(void)
 	return 0;
 }
 
+/* Allocations the noreclaim case makes, each a refill that cannot be had. */
+#define NORECLAIM_ALLOCS	64
+
+/*
+ * As reclaim's own callers run (PF_MEMALLOC), after taking every page above
+ * the watermarks the way a refill asks (no reserves, no reclaim, no
+ * warning): the refills fail, and must say nothing, the caller's own
+ * allocations come from the reserves. Everything is given back before
+ * returning, so that the machine spends as little time there as it can.
+ */
+static int test_noreclaim(void)
+{
+	gfp_t take = GFP_KERNEL | __GFP_NOMEMALLOC | __GFP_NOWARN | __GFP_NORETRY;
+	struct page *pages[NORECLAIM_ALLOCS], *page, *next;
+	unsigned int flags, i, nr, reserve = 0, order = pageblock_order;
+	unsigned long taken = 0;
+	LIST_HEAD(taken_blocks);
+
+	flags = memalloc_noreclaim_save();
+	/*
+	 * in blocks as large as come, smaller ones after, so that the time
+	 * others' allocations fail too (at the min watermark) stays short
+	 */
+	for (;;) {
+		page = alloc_pages(take, order);
+		if (!page) {
+			if (!order)
+				break;
+			order--;
+			continue;
+		}
+		set_page_private(page, order);
+		list_add(&page->lru, &taken_blocks);
+		taken += 1UL << order;
+	}
+	for (nr = 0; nr < NORECLAIM_ALLOCS; nr++) {
+		pages[nr] = pcpcache_alloc_pages(GFP_KERNEL, 0, false);
+		if (!pages[nr])
+			break;
+		reserve += page_is_pfmemalloc(pages[nr]);
+	}
+	memalloc_noreclaim_restore(flags);
+	for (i = 0; i < nr; i++)
+		pcpcache_free_pages(pages[i], 0, false);
+	list_for_each_entry_safe(page, next, &taken_blocks, lru) {
+		list_del(&page->lru);
+		order = page_private(page);
+		set_page_private(page, 0);
+		__free_pages(page, order);
+	}
+	pr_info("noreclaim: took %lu pages; %u of %u allocations, %u from the reserves\n",
+		taken, nr, NORECLAIM_ALLOCS, reserve);
+	if (nr < NORECLAIM_ALLOCS || reserve < nr) {
+		pr_err("an allocation under memalloc_noreclaim_save() %s\n",
+		       nr < NORECLAIM_ALLOCS ? "failed" : "did not come from the reserves");
+		return -EIO;
+	}
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(void);
@@ -233,6 +299,7 @@ static const struct {
 	{ "compound", test_compound },
 	{ "shared", test_shared },
 	{ "cma", test_cma },
+	{ "noreclaim", test_noreclaim },
 };
 
 struct safety_run {

@@ -140,6 +140,34 @@ TEST_F(safety, page_held_elsewhere_is_not_cached)
 	EXPECT_REFUSED("shared", NULL, "refused_other", true);
 }
 
+/*
+ * Under memalloc_noreclaim_save(), as reclaim's own callers run, with no
+ * page left above the watermarks (the test module takes them for the
+ * moment): every refill fails, without a word (__GFP_NOWARN), and the
+ * caller gets its 64 pages from the reserves, as alloc_page() would give
+ * them; freed, none is cached.
+ */
+TEST_F(safety, noreclaim_caller_gets_the_reserves_without_a_warning)
+{
+	long long mark = pcp_log_mark();
+
+	/*
+	 * While the module holds every page above the watermarks, the others'
+	 * allocations fail too: on the debug kernel that lasted long enough
+	 * for the OOM killer to kill every process (a panic)
+	 */
+	if (getenv("PCPCACHE_SLOW_KERNEL"))
+		SKIP(return, "no page above the watermarks for too long on a kernel %s times slower (PCPCACHE_SLOW_KERNEL)",
+		     getenv("PCPCACHE_SLOW_KERNEL"));
+
+	EXPECT_REFUSED_PAGES("noreclaim", NULL, "refused_pfmemalloc", false, 64);
+	EXPECT_EQ(0, pcp_stat(&self->st, "cached"));
+	EXPECT_EQ(1, pcp_log_grep(mark, "page allocation failure|WARNING|Out of memory|oom-kill")) {
+		pcp_log_grep(mark, "noreclaim|failure|WARNING|oom");
+	}
+	pcp_log_grep(mark, "noreclaim: took");
+}
+
 /* The CMA area the kernel reserved at boot ("cma: Reserved N MiB at ..."). */
 static bool cma_area(unsigned long *base_pfn, unsigned long *pages)
 {
