@@ -250,9 +250,10 @@ static long long trips(const struct pcp_stats *st)
 }
 
 /*
- * A task process that ended before its figure was done: a signal (SIGBUS,
- * an OOM kill, SIGKILL) ends it without a word to the others. Reaped and
- * named; -ECHILD, or 0 when all live.
+ * A task process that died: a signal (SIGBUS, an OOM kill, SIGKILL) ends
+ * it without a word to the others. Those that ended are reaped; one that
+ * died, or exited with an error, is named: -ECHILD. 0 when none did (a
+ * task exits 0 once it counted itself done).
  */
 static int task_died(const struct cell *c)
 {
@@ -261,12 +262,16 @@ static int task_died(const struct cell *c)
 	for (i = 0; c->pids && i < c->n; i++) {
 		if (c->pids[i] <= 0 || waitpid(c->pids[i], &status, WNOHANG) != c->pids[i])
 			continue;
+		if (WIFEXITED(status) && !WEXITSTATUS(status)) {
+			c->pids[i] = 0;
+			continue;
+		}
 		if (WIFSIGNALED(status))
 			fprintf(stderr, "pcpctl: fault: task %d (pid %d, CPU %d) was killed by signal %d (%s)\n",
 				i, c->pids[i], c->cpus[i], WTERMSIG(status),
 				strsignal(WTERMSIG(status)));
 		else
-			fprintf(stderr, "pcpctl: fault: task %d (pid %d, CPU %d) exited with status %d before the figure was done\n",
+			fprintf(stderr, "pcpctl: fault: task %d (pid %d, CPU %d) exited with status %d\n",
 				i, c->pids[i], c->cpus[i], WEXITSTATUS(status));
 		c->pids[i] = 0;
 		return -ECHILD;
