@@ -719,6 +719,25 @@ struct phased {
 	char skipped[160];
 };
 
+/*
+ * @v in @buf for a table: "-" when there is none (not measured), else with
+ * @prec decimals, more for a value below 0.1 so that two of its digits show
+ * (a ratio of 0.00005 is not 0.00).
+ */
+static const char *cell(char *buf, size_t size, double v, int prec)
+{
+	int digits = prec;
+
+	if (!isfinite(v))
+		return "-";
+	if (v != 0 && fabs(v) < 0.1)
+		digits = 1 - (int)floor(log10(fabs(v)));
+	if (digits < prec)
+		digits = prec;
+	snprintf(buf, size, "%.*f", digits, v);
+	return buf;
+}
+
 /* Seconds until every CPU's high is back at @high_min; NAN after 30. */
 static double settle_time(long high_min)
 {
@@ -827,6 +846,7 @@ static int bench_phased(const struct opts *o, struct phased *auto_row,
 		{ 63, 378 }, { 310, 1860 }, { 63, 1860 }, { 310, 32768 },
 	};
 	unsigned int n = o->quick ? ARRAY_SIZE(quick) : ARRAY_SIZE(full), i;
+	char c1[32], c2[32], c3[32], c4[32], c5[32];
 	const unsigned int (*pairs)[2] = o->quick ? quick : full;
 	struct phased ph;
 	char cfg[96];
@@ -871,8 +891,10 @@ static int bench_phased(const struct opts *o, struct phased *auto_row,
 			}
 			continue;
 		}
-		fprintf(o->out, "%-12s %10.0f %10.1f %8.0f %8.0f %10.1f\n", cfg,
-			ph.cycles, ph.trips, ph.peak, ph.final, ph.settle);
+		fprintf(o->out, "%-12s %10s %10s %8s %8s %10s\n", cfg,
+			cell(c1, sizeof(c1), ph.cycles, 0), cell(c2, sizeof(c2), ph.trips, 1),
+			cell(c3, sizeof(c3), ph.peak, 0), cell(c4, sizeof(c4), ph.final, 0),
+			cell(c5, sizeof(c5), ph.settle, 1));
 		if (csv)
 			fprintf(csv, "%s,%.1f,%.2f,%.0f,%.0f,%.1f\n", cfg,
 				ph.cycles, ph.trips, ph.peak, ph.final, ph.settle);
@@ -1049,8 +1071,10 @@ static int measure_design(const struct opts *o, const char *lock,
 static void design_line(const struct opts *o, const char *what,
 			const char *key, double local, double spin)
 {
-	fprintf(o->out, "%-44s %10.2f %10.2f %10.2f\n", what, local, spin,
-		spin / local);
+	char a[32], b[32], r[32];
+
+	fprintf(o->out, "%-44s %10s %10s %10s\n", what, cell(a, sizeof(a), local, 2),
+		cell(b, sizeof(b), spin, 2), cell(r, sizeof(r), spin / local, 2));
 	if (!o->js)
 		return;
 	json_begin(o->js, NULL, '{');
@@ -1165,6 +1189,21 @@ static int bench_designs(const struct opts *o, struct design d[2])
 	}
 	json_bench_end(o);
 	return 0;
+}
+
+/* Whether this runs under QEMU's TCG emulator, by the CPU's model name. */
+static bool under_tcg(void)
+{
+	char line[256];
+	bool tcg = false;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	if (!f)
+		return false;
+	while (!tcg && fgets(line, sizeof(line), f))
+		tcg = !strncmp(line, "model name", 10) && strstr(line, "QEMU TCG CPU");
+	fclose(f);
+	return tcg;
 }
 
 static void verdict(const struct opts *o, const char *what, double v,
@@ -1435,7 +1474,13 @@ static int run_all(const struct opts *o)
 	if (o->only != (1ULL << (NR_BENCHMARKS + 1)) - 2)
 		return 0;
 
-	fprintf(o->out, "\nPerformance targets\n");
+	fprintf(o->out, "\nPerformance targets, judged at 2 CPUs (the project's machines' core count)\n");
+	if (under_tcg())
+		fprintf(o->out, "   (QEMU's TCG emulator: the figures are the emulator's, not a machine's;\n"
+			"   a target missed here says little about hardware)\n");
+	if (sysconf(_SC_NPROCESSORS_ONLN) != 2)
+		fprintf(o->out, "   (%ld CPUs here: the verdicts are shown, not judged)\n",
+			sysconf(_SC_NPROCESSORS_ONLN));
 	if (o->js)
 		json_begin(o->js, "targets", '[');
 	verdict(o, "hit pair / passthrough pair (single)", pair[1] / pair[0], 0.2);
