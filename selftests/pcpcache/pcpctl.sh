@@ -245,6 +245,39 @@ csv_dir_check()
 
 check "bench --quick writes its CSV files, into any directory name" csv_dir_check
 
+# Every write error reaches stderr and the exit status: --csv naming a
+# regular file (the old code said "Not a directory", then "CSV files in",
+# exit 0), CSV files on a full file system (their writes failed unseen),
+# standard output on /dev/full (exit 0 for every command).
+csv_not_a_dir_check()
+{
+	: > /tmp/csv-file
+	pcpctl bench --quick --reps 1 --only 2 --csv /tmp/csv-file > /tmp/cf.out 2> /tmp/cf.err
+	rc=$?
+	cat /tmp/cf.err
+	[ $rc = 1 ] && grep -q "not a directory" /tmp/cf.err &&
+		[ "$(wc -l < /tmp/cf.err)" = 1 ] && ! grep -q "CSV files in" /tmp/cf.out
+}
+check "bench --csv naming a regular file: exit 1, one line, no \"CSV files in\"" csv_not_a_dir_check
+csv_full_check()
+{
+	mkdir -p /tmp/full-fs
+	mount -t tmpfs -o size=64k none /tmp/full-fs || return 1
+	mkdir /tmp/full-fs/csv
+	dd if=/dev/zero of=/tmp/full-fs/fill bs=4k 2> /dev/null
+	pcpctl bench --quick --reps 1 --only 2 --csv /tmp/full-fs/csv > /tmp/cf.out 2> /tmp/cf.err
+	rc=$?
+	umount /tmp/full-fs
+	cat /tmp/cf.err
+	[ $rc = 1 ] && grep -q "could not be written" /tmp/cf.err && ! grep -q "CSV files in" /tmp/cf.out
+}
+check "bench --csv on a full file system: exit 1, saying so" csv_full_check
+check "a write error on standard output: exit 1, saying so" sh -c '
+	for c in "stats" "pagesets" "mode" "stats --json" "--help" "stats --help"; do
+		pcpctl $c > /dev/full 2> /tmp/sf.err; rc=$?
+		test $rc = 1 && grep -q "standard output" /tmp/sf.err || { echo "pcpctl $c: exit $rc"; cat /tmp/sf.err; exit 1; }
+	done'
+
 # page_fault1, small: both variants, a table per variant, the targets, and
 # the configuration it found put back
 pcpctl set mode=split batch=8 high=64

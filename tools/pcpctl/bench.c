@@ -237,6 +237,9 @@ static int run_rows(const struct opts *o, const char *test, unsigned int nr,
 	return 0;
 }
 
+/* CSV files that could not be opened, written or closed: the run fails. */
+static int csv_errors;
+
 static FILE *csv_open(const struct opts *o, const char *name, const char *header)
 {
 	char *path;
@@ -254,6 +257,7 @@ static FILE *csv_open(const struct opts *o, const char *name, const char *header
 			errno == EEXIST ? " (not overwritten)" : "");
 		if (fd >= 0)
 			close(fd);
+		csv_errors++;
 	} else {
 		fprintf(f, "%s\n", header);
 	}
@@ -261,10 +265,19 @@ static FILE *csv_open(const struct opts *o, const char *name, const char *header
 	return f;
 }
 
+/* A write error shows only here (a full disk): said, and counted. */
 static void csv_close(FILE *f)
 {
-	if (f)
-		fclose(f);
+	bool bad;
+
+	if (!f)
+		return;
+	bad = ferror(f);
+	if (fclose(f) || bad) {
+		fprintf(stderr, "%s: bench: a CSV file could not be written: %s\n",
+			prog, strerror(errno));
+		csv_errors++;
+	}
 }
 
 /* v / base as a ratio column; "-" when either is missing. */
@@ -1351,8 +1364,12 @@ static int plot(const char *csvdir, const char *dir, FILE *out)
 		fprintf(stderr, "%s: %s: %s\n", prog, dir, strerror(errno));
 		goto out;
 	}
-	if (create_new(png4) || create_new(png5))
+	if (create_new(png4))
 		goto out;
+	if (create_new(png5)) {
+		unlink(png4);
+		goto out;
+	}
 	fd = mkstemp(script);
 	f = fd < 0 ? NULL : fdopen(fd, "w");
 	if (!f) {
@@ -1362,14 +1379,23 @@ static int plot(const char *csvdir, const char *dir, FILE *out)
 		goto out;
 	}
 	plot_script(f, hotness, sweep, png4, png5);
-	fclose(f);
-	err = run_gnuplot(script);
+	if (ferror(f) | fclose(f)) {
+		fprintf(stderr, "%s: cannot write a gnuplot script: %s\n", prog,
+			strerror(errno));
+		err = 1;
+	} else {
+		err = run_gnuplot(script);
+	}
 	unlink(script);
-	if (err)
+	if (err) {
 		fprintf(stderr, "%s: gnuplot failed%s\n", prog,
 			err == 127 ? ": it is not installed ('make deps')" : "");
-	else
+		/* no empty PNG left behind to pass for a plot */
+		unlink(png4);
+		unlink(png5);
+	} else {
 		fprintf(out, "plots in %s\n", dir);
+	}
 	err = err ? 1 : 0;
 out:
 	free(hotness);
@@ -1533,6 +1559,7 @@ int cmd_bench(int argc, char **argv)
 	};
 	struct opts o = { .out = stdout };
 	struct sigaction sa = { 0 };
+	struct stat st;
 	const char *from = NULL;
 	char *json = NULL, found[256];
 	size_t json_len = 0;
@@ -1593,6 +1620,15 @@ int cmd_bench(int argc, char **argv)
 		fprintf(stderr, "%s: %s: %s\n", prog, o.csv, strerror(errno));
 		return 1;
 	}
+	if (o.csv) {
+		int serr = stat(o.csv, &st) ? errno : 0;
+
+		if (serr || !S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "%s: --csv %s: %s\n", prog, o.csv,
+				serr ? strerror(serr) : "not a directory");
+			return 1;
+		}
+	}
 	if (save_config(found, sizeof(found)))
 		return 1;
 	if (want_json) {
@@ -1639,6 +1675,11 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (err)
 		return 1;
+	if (csv_errors) {
+		fprintf(stderr, "%s: bench: %d CSV files in %s could not be written\n",
+			prog, csv_errors, o.csv);
+		return 1;
+	}
 	if (o.csv)
 		fprintf(o.out, "CSV files in %s\n", o.csv);
 	return o.plot ? plot(o.csv, o.plot, o.out) : 0;

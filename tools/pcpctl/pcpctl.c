@@ -354,6 +354,20 @@ static const struct {
 	{ "fault", cmd_fault },
 };
 
+/*
+ * What a command printed must have reached its reader: a write error
+ * (a full disk, a closed pipe, /dev/full) fails the command, exit 1 where
+ * it would have exited 0, with a line saying so.
+ */
+static int stdout_written(int status)
+{
+	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {
+		fprintf(stderr, "%s: standard output: %s\n", prog, strerror(errno));
+		return status ? status : 1;
+	}
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int i;
@@ -364,11 +378,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
-		return 0;
+		return stdout_written(0);
 	}
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
+			return stdout_written(commands[i].fn(argc - 1, argv + 1));
 	fprintf(stderr, "%s: unknown command '%s'\n", prog, argv[1]);
 	usage(stderr);
 	return 2;
