@@ -307,19 +307,41 @@ static int parse_setting(struct pcpcache_config *cfg,
 int pcpcache_config_parse(struct pcpcache_config *cfg, const char *buf,
 			  size_t len)
 {
+	unsigned int seen;
+
+	return pcpcache_config_parse_keys(cfg, buf, len, &seen);
+}
+
+/**
+ * pcpcache_config_parse_keys - pcpcache_config_parse(), saying which keys
+ * it was given
+ * @cfg: the configuration to change
+ * @buf: as pcpcache_config_parse() takes it
+ * @len: the length of @buf
+ * @seen: set to bit PCPCACHE_KNOB_* of each knob given, bit
+ *	  PCPCACHE_NR_KNOBS for mode; PCPCACHE_ALL_KEYS when all were
+ *
+ * For a reader of the config file, which lists every key: one that lacks a
+ * key would leave that field as it was.
+ *
+ * Return: as pcpcache_config_parse().
+ */
+int pcpcache_config_parse_keys(struct pcpcache_config *cfg, const char *buf,
+			       size_t len, unsigned int *seen)
+{
 	/* more words than keys would repeat one: pcpcache_split() refuses */
 	struct pcpcache_word words[PCPCACHE_NR_KNOBS + 1];
-	unsigned int seen = 0;
 	int nr, i, key;
 
+	*seen = 0;
 	nr = pcpcache_split(buf, len, words, PCPCACHE_NR_KNOBS + 1);
 	if (nr < 0)
 		return nr;
 	for (i = 0; i < nr; i++) {
 		key = parse_setting(cfg, &words[i]);
-		if (key < 0 || seen & (1U << key))
+		if (key < 0 || *seen & (1U << key))
 			return -EINVAL;
-		seen |= 1U << key;
+		*seen |= 1U << key;
 	}
 	return 0;
 }

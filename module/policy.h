@@ -90,6 +90,10 @@ bool pcpcache_config_fit(struct pcpcache_config *cfg,
 			 unsigned long max_per_cpu);
 int pcpcache_config_parse(struct pcpcache_config *cfg, const char *buf,
 			  size_t len);
+/* every key of pcpcache_config_parse_keys()'s @seen: the knobs and mode */
+#define PCPCACHE_ALL_KEYS	((1U << (PCPCACHE_NR_KNOBS + 1)) - 1)
+int pcpcache_config_parse_keys(struct pcpcache_config *cfg, const char *buf,
+			       size_t len, unsigned int *seen);
 int pcpcache_parse_high(struct pcpcache_config *cfg, const char *s, size_t len);
 
 /* Field by field: a struct's padding is nobody's business. */

@@ -157,6 +157,21 @@ TEST(config_parse)
 	}
 }
 
+/* Which keys a configuration gave: the config file lists every one. */
+TEST(config_parse_keys)
+{
+	const char *all =
+		"mode=single batch=1 high=2 cold_batch=1 cold_high=2 high_min=2 high_max=3";
+	struct pcpcache_config cfg = { 1, 63, 378, 31, 126, 378, 1134 };
+	unsigned int seen;
+
+	EXPECT_EQ(0, pcpcache_config_parse_keys(&cfg, all, strlen(all), &seen));
+	EXPECT_EQ(PCPCACHE_ALL_KEYS, seen);
+	EXPECT_EQ(0, pcpcache_config_parse_keys(&cfg, "batch=8 mode=split", 18, &seen));
+	EXPECT_EQ(1U << PCPCACHE_KNOB_BATCH | 1U << PCPCACHE_NR_KNOBS, seen);
+	EXPECT_EQ(-EINVAL, pcpcache_config_parse_keys(&cfg, "batch=8 batch=9", 15, &seen));
+}
+
 /* A write may carry bytes after a NUL; they are part of it, and refused. */
 TEST(config_parse_refuses_a_nul)
 {

@@ -87,12 +87,22 @@ static int apply_args(int argc, char **argv, struct pcpcache_config *cfg,
 static int read_state(struct pcpcache_config *cfg, unsigned long *max_sum)
 {
 	char buf[256], path[256];
+	unsigned int seen, key;
 	ssize_t n;
 
+	memset(cfg, 0, sizeof(*cfg));
 	pcp_path(path, sizeof(path), "config");
 	n = pcp_read_file(path, buf, sizeof(buf));
-	if (n < 0 || pcpcache_config_parse(cfg, buf, n)) {
+	if (n < 0 || pcpcache_config_parse_keys(cfg, buf, n, &seen)) {
 		fprintf(stderr, "%s: set: cannot read %s\n", prog, path);
+		return 1;
+	}
+	/* every rule is checked against every knob: all must be there */
+	if (seen != PCPCACHE_ALL_KEYS) {
+		for (key = 0; seen & (1U << key); key++)
+			;
+		fprintf(stderr, "%s: set: %s has no %s\n", prog, path,
+			key == PCPCACHE_NR_KNOBS ? "mode" : pcpcache_knob_name(key));
 		return 1;
 	}
 	/* a pcpcache without limits leaves that rule to the module */
