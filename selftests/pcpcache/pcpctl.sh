@@ -91,8 +91,11 @@ state()
 	grep -E '^(cached|drain|mode_switches) ' $D/stats
 }
 
-# set_refused EXPECTED ARGS...: "pcpctl set ARGS..." exits 1 with one
-# line on stderr that matches the extended regex EXPECTED, nothing changed.
+# set_refused EXPECTED ARGS...: "pcpctl set ARGS..." exits 1 (a rule
+# broken) with one line on stderr that matches the extended regex
+# EXPECTED, nothing changed; set_misused: the same with exit 2, a usage
+# error (a word that is not KEY=VALUE, a key given twice), found before
+# the module is asked.
 set_refused()
 {
 	want=$1
@@ -102,9 +105,17 @@ set_refused()
 	rc=$?
 	state > /tmp/state.after
 	cat /tmp/set.err
-	[ $rc = 1 ] && [ "$(wc -l < /tmp/set.err)" = 1 ] &&
+	[ $rc = "${want_rc:-1}" ] && [ "$(wc -l < /tmp/set.err)" = 1 ] &&
 		grep -qE "$want" /tmp/set.err && ! [ -s /tmp/set.out ] &&
 		cmp -s /tmp/state.before /tmp/state.after
+}
+set_misused()
+{
+	want_rc=2
+	set_refused "$@"
+	rc=$?
+	want_rc=1
+	return $rc
 }
 
 # pages in the magazines, so that a stray drain would show
@@ -120,19 +131,19 @@ check "set refuses mode=passthrough batch=5000: no drain, no switch" \
 check "set refuses over the machine's bound, from limits" \
 	set_refused "high=$max \\(given\\) \\+ cold_high=126 \\(in force\\) is over $max" high=$max
 check "set refuses 1100 digits cleanly" \
-	set_refused "is not KEY=VALUE" batch=$long high=400 cold_high=126
+	set_misused "is not KEY=VALUE" batch=$long high=400 cold_high=126
 check "set refuses an argument of 100000 bytes" \
-	set_refused "is not KEY=VALUE" "batch=$(printf '%0100000d' 1)"
-check "set refuses an unknown knob" set_refused "'nosuch=1' is not" batch=8 nosuch=1
-check "set refuses a setting given twice" set_refused "batch is given twice" batch=8 batch=9
-check "set refuses two settings in one argument" set_refused "is not KEY=VALUE" "batch=8 high=64"
+	set_misused "is not KEY=VALUE" "batch=$(printf '%0100000d' 1)"
+check "set refuses an unknown knob" set_misused "'nosuch=1' is not" batch=8 nosuch=1
+check "set refuses a setting given twice" set_misused "batch is given twice" batch=8 batch=9
+check "set refuses two settings in one argument" set_misused "is not KEY=VALUE" "batch=8 high=64"
 check "set refuses +8, 0x8 and a mode not named exactly" sh -c '
 	for a in batch=+8 batch=0x8 "batch= 8" mode=Split mode= =8 batch; do
-		pcpctl set "$a" 2> /dev/null; test $? = 1 || { echo "$a"; exit 1; }
+		pcpctl set "$a" 2> /dev/null; test $? = 2 || { echo "$a"; exit 1; }
 	done'
 check "set applies several at once" pcpctl set mode=split batch=8 high=64
 check "... all of them" test "$(cat $D/config)" = "mode=split batch=8 high=64 cold_batch=31 cold_high=126 high_min=378 high_max=1134"
-check "mode refuses a bad name" sh -c 'pcpctl mode bogus; test $? = 1'
+check "mode refuses a bad name, a usage error" sh -c 'pcpctl mode bogus; test $? = 2'
 check "mode switches" sh -c 'pcpctl mode single && pcpctl mode | grep -q "\[single\]"'
 check "stats --json is JSON, with the hit rate and the lock" sh -c '
 	pcpctl stats --json > /tmp/s.json && '"$json_check"' < /tmp/s.json &&
@@ -328,7 +339,7 @@ fault_child_dies_check()
 	rc=$?
 	sed 's/^/# /' /tmp/fd.err | tail -n 2
 	[ $rc = 1 ] && grep -q "was killed by signal 7" /tmp/fd.err &&
-		[ -z "$(children $pid)" ] && ! grep -q "^pcpctl" /proc/[0-9]*/comm 2> /dev/null
+		[ -z "$(children $pid)" ] && ! grep -qx "pcpctl" /proc/[0-9]*/comm 2> /dev/null
 }
 check "fault: a task killed by a signal ends the run, named, exit 1, no task left" fault_child_dies_check
 

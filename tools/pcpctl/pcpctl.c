@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "policy.h"
 #include "pcpctl.h"
 
 const char *prog = "pcpctl";
@@ -76,13 +77,23 @@ static int parse_cpus(const char *list, cpu_set_t *set)
 	unsigned long long bits[PCP_MAX_CPUS / 64];
 	int cpu;
 
+	long present = sysconf(_SC_NPROCESSORS_CONF);
+
 	if (parse_list_arg("--cpus", list, 0, PCP_MAX_CPUS - 1, true, bits,
 			   ARRAY_SIZE(bits)))
 		return -1;
 	CPU_ZERO(set);
-	for (cpu = 0; cpu < PCP_MAX_CPUS; cpu++)
-		if (bits[cpu / 64] & 1ULL << (cpu % 64))
-			CPU_SET(cpu, set);
+	for (cpu = 0; cpu < PCP_MAX_CPUS; cpu++) {
+		if (!(bits[cpu / 64] & 1ULL << (cpu % 64)))
+			continue;
+		/* a usage error, before anything is asked of the module */
+		if (cpu >= present) {
+			fprintf(stderr, "%s: stress: --cpus %s: this machine has CPUs 0 to %ld\n",
+				prog, list, present - 1);
+			return -1;
+		}
+		CPU_SET(cpu, set);
+	}
 	return 0;
 }
 
@@ -324,6 +335,12 @@ static int cmd_mode(int argc, char **argv)
 		return 0;
 	if (argc > 2) {
 		fprintf(stderr, "usage: %s mode [NAME]\n", prog);
+		return 2;
+	}
+	/* the module's own grammar (policy.c), checked before it is asked */
+	if (argc == 2 && pcpcache_mode_parse(argv[1], strlen(argv[1])) < 0) {
+		fprintf(stderr, "%s: mode: '%.*s' is not a mode: passthrough, single or split\n",
+			prog, QUOTE_MAX, argv[1]);
 		return 2;
 	}
 	if (argc == 2)

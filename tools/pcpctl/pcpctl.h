@@ -12,6 +12,8 @@
 #include "pcpcache_stress.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+/* The longest argument quoted whole in an error; longer ones are cut. */
+#define QUOTE_MAX	48
 
 extern const char *prog;
 

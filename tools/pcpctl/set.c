@@ -33,8 +33,6 @@ static const char *set_help =
 	"high_max take high's place); if it breaks a rule nothing is written\n"
 	"and the error names the settings at fault.\n";
 
-/* The longest argument quoted whole in an error; longer ones are cut. */
-#define QUOTE_MAX	48
 
 /* Which setting one "KEY=VALUE" argument names: a bit of GIVEN_*, or 0. */
 static unsigned int setting_bit(const char *arg)
@@ -53,7 +51,7 @@ static unsigned int setting_bit(const char *arg)
 
 /*
  * Check every argument on its own and add it to @cfg and @given.
- * Return: 0, or 1 after naming the first bad one.
+ * Return: 0, or 2 (a usage error) after naming the first bad one.
  */
 static int apply_args(int argc, char **argv, struct pcpcache_config *cfg,
 		      unsigned int *given)
@@ -71,12 +69,12 @@ static int apply_args(int argc, char **argv, struct pcpcache_config *cfg,
 			fprintf(stderr, "%s: set: '%.*s%s' is not KEY=VALUE: KEY mode, batch, high, cold_batch, cold_high, high_min or high_max, VALUE a mode, auto (for high) or 1 to 10 digits; nothing changed\n",
 				prog, QUOTE_MAX, argv[i],
 				len > QUOTE_MAX ? "..." : "");
-			return 1;
+			return 2;
 		}
 		if (*given & bit) {
 			fprintf(stderr, "%s: set: %.*s is given twice; nothing changed\n",
 				prog, (int)strcspn(argv[i], "="), argv[i]);
-			return 1;
+			return 2;
 		}
 		*given |= bit;
 	}
@@ -184,6 +182,12 @@ int cmd_set(int argc, char **argv)
 		fprintf(stderr, "usage: %s set KNOB=VALUE...\n", prog);
 		return 2;
 	}
+	/* the words alone first, on a scratch configuration: a usage error */
+	memset(&cfg, 0, sizeof(cfg));
+	err = apply_args(argc, argv, &cfg, &given);
+	if (err)
+		return err;
+	given = 0;
 	if (need_writable() || read_state(&cfg, &max_sum) ||
 	    apply_args(argc, argv, &cfg, &given))
 		return 1;

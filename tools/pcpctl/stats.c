@@ -382,8 +382,13 @@ static int next_option(int argc, char **argv, const struct option *longopts)
 	int opt;
 
 	opterr = 0;
-	opt = getopt_long(argc, argv, "+h", longopts, NULL);
-	if (opt == '?')
+	/* options may follow the operands ("watch 1 --per-cpu"), as pcpctl(8) says */
+	opt = getopt_long(argc, argv, "h", longopts, NULL);
+	if (opt == '?' && optopt && optopt != '?')
+		/* a short one, maybe inside a group ("-xh"): name it alone */
+		fprintf(stderr, "%s: %s: bad option '-%c' (unknown, or its value is missing); see %s %s --help\n",
+			prog, argv[0], optopt, prog, argv[0]);
+	else if (opt == '?')
 		fprintf(stderr, "%s: %s: bad option '%s' (unknown, or its value is missing); see %s %s --help\n",
 			prog, argv[0], argv[optind - 1], prog, argv[0]);
 	return opt;
