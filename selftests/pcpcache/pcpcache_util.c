@@ -84,22 +84,37 @@ const char *pcp_skip_reason(void)
 	return NULL;
 }
 
-/* Read a small file into @buf; the number of bytes read, or -errno. */
+/*
+ * Read a small file whole into @buf, NUL-terminated; the number of bytes
+ * read, or -errno (-EFBIG: it does not fit in @size - 1).
+ */
 ssize_t pcp_read_file(const char *path, char *buf, size_t size)
 {
-	ssize_t n;
+	ssize_t n, err = 0;
+	size_t len = 0;
+	char more;
 	int fd;
 
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return -errno;
-	n = read(fd, buf, size - 1);
-	if (n < 0)
-		n = -errno;
-	else
-		buf[n] = '\0';
+	/* to its end: a seq_file gives a page or so a read() */
+	while (len < size - 1) {
+		n = read(fd, buf + len, size - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			err = -errno;
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	/* never a silent prefix of a longer file */
+	if (!err && len == size - 1 && read(fd, &more, 1) > 0)
+		err = -EFBIG;
+	buf[len] = '\0';
 	close(fd);
-	return n;
+	return err ? err : (ssize_t)len;
 }
 
 /* Write the @len bytes at @buf in one write(); 0, or -errno. */

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -248,18 +249,31 @@ static int json_option(int argc, char **argv, const char *usage)
 	return -1;
 }
 
+/* Copy the module's file @name to standard output, to its end. */
 static int cat_file(const char *name)
 {
 	char path[256], buf[65536];
 	ssize_t n;
+	int fd;
 
 	pcp_path(path, sizeof(path), name);
-	n = pcp_read_file(path, buf, sizeof(buf));
-	if (n < 0) {
-		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(-n));
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
 		return 1;
 	}
-	fputs(buf, stdout);
+	/* a seq_file (pagesets) gives a page or so a read() */
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+			close(fd);
+			return 1;
+		}
+		fwrite(buf, 1, n, stdout);
+	}
+	close(fd);
 	return 0;
 }
 
