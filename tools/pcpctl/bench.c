@@ -986,11 +986,18 @@ static const char *hog_refused(void)
 	return NULL;
 }
 
+/* Where pcpctl ran before start_hog() moved it off the held CPU. */
+static cpu_set_t hog_was;
+
 /*
  * A SCHED_FIFO busy loop on @cpu, as a real-time task on an isolated CPU
  * would be: the kernel's RT throttling (95%) still lets the CPU's other
  * tasks run 50 ms a second. It dies with pcpctl, or after 5 minutes in
  * any case. Its pid, or -1 when it could not start (EPERM, say).
+ *
+ * pcpctl leaves @cpu first, until stop_hog(): on PREEMPT_RT a timer armed
+ * there (its own usleep()) would never fire, ktimers being SCHED_FIFO at
+ * the loop's priority, queued behind it; 6.1-rt hung so.
  */
 static pid_t start_hog(int cpu)
 {
@@ -998,9 +1005,13 @@ static pid_t start_hog(int cpu)
 	pid_t pid, parent = getpid();
 	int status;
 
-	pid = fork();
-	if (pid < 0)
+	if (sched_getaffinity(0, sizeof(hog_was), &hog_was) || pcp_leave_cpu(cpu))
 		return -1;
+	pid = fork();
+	if (pid < 0) {
+		sched_setaffinity(0, sizeof(hog_was), &hog_was);
+		return -1;
+	}
 	if (!pid) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		/* the parent may have died before the line above */
@@ -1013,8 +1024,10 @@ static pid_t start_hog(int cpu)
 			__asm__ volatile("" ::: "memory");
 	}
 	usleep(200000);
-	if (waitpid(pid, &status, WNOHANG) == pid)
+	if (waitpid(pid, &status, WNOHANG) == pid) {
+		sched_setaffinity(0, sizeof(hog_was), &hog_was);
 		return -1;
+	}
 	return pid;
 }
 
@@ -1022,6 +1035,7 @@ static void stop_hog(pid_t pid)
 {
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+	sched_setaffinity(0, sizeof(hog_was), &hog_was);
 }
 
 /* The latencies of @d->lat[held]: mean and worst of a few calls each. */
