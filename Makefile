@@ -46,21 +46,23 @@ KSFT_FILES := tools/testing/selftests/Makefile tools/testing/selftests/lib.mk \
 
 all: module selftests tools
 
+# libpcpcache: what pcpctl and the selftests share (tools/lib/pcpcache/).
+PCPCACHE_LIB := tools/lib/pcpcache/pcpcache_util.c tools/lib/pcpcache/pcpcache_stress.c
+
 # Userspace tools, into build/bin (which the VM puts on its PATH).
 PCPCTL_SRC := tools/pcpctl/pcpctl.c tools/pcpctl/bench.c tools/pcpctl/fault.c \
 	tools/pcpctl/args.c tools/pcpctl/files.c tools/pcpctl/set.c tools/pcpctl/json.c \
-	tools/pcpctl/stats.c \
-	selftests/pcpcache/pcpcache_util.c selftests/pcpcache/pcpcache_stress.c \
+	tools/pcpctl/stats.c $(PCPCACHE_LIB) \
 	module/parse.c module/policy.c
 
 tools: $(BUILD)/bin/pcpctl
 
 # It compiles the module's plain-C grammar and rules (module/parse.c,
 # policy.c) to check what it is given as pcpcache would.
-$(BUILD)/bin/pcpctl: $(PCPCTL_SRC) $(wildcard selftests/pcpcache/*.h tools/pcpctl/*.h) \
+$(BUILD)/bin/pcpctl: $(PCPCTL_SRC) $(wildcard tools/lib/pcpcache/*.h tools/pcpctl/*.h) \
 		include/uapi/linux/pcpcache.h module/parse.h module/policy.h
 	mkdir -p $(BUILD)/bin
-	$(CC) -Wall -Wextra -O2 -g -Iinclude/uapi -Iselftests/pcpcache -Imodule \
+	$(CC) -Wall -Wextra -O2 -g -Iinclude/uapi -Itools/lib/pcpcache -Imodule \
 		-o $@ $(PCPCTL_SRC) -lpthread -lm
 
 deps:
@@ -85,9 +87,11 @@ ksft: $(KSFT_DIR)/lib.mk
 # The UAPI header goes where "make headers_install" would put it; the test
 # module that api_contexts loads goes next to it.
 selftests: ksft module
-	rm -rf $(KSFT_DIR)/pcpcache $(BUILD)/kselftest
+	rm -rf $(KSFT_DIR)/pcpcache $(BUILD)/linux/tools/lib/pcpcache $(BUILD)/kselftest
 	install -D -m 644 include/uapi/linux/pcpcache.h $(BUILD)/linux/usr/include/linux/pcpcache.h
 	cp -r selftests/pcpcache $(KSFT_DIR)/pcpcache
+	mkdir -p $(BUILD)/linux/tools/lib
+	cp -r tools/lib/pcpcache $(BUILD)/linux/tools/lib/pcpcache
 	$(MAKE) -s -C $(KSFT_DIR) TARGETS=pcpcache KSFT_INSTALL_PATH=$(BUILD)/kselftest install
 	cp module/tests/pcpcache_api_test.ko module/tests/pcpcache_safety_test.ko \
 		$(BUILD)/kselftest/pcpcache/

@@ -377,7 +377,7 @@ static int read_state(char *buf, size_t size)
 /* The defaults, back in force after a write that was accepted. */
 static int restore_defaults(void)
 {
-	return pcp_write("config", "mode=single batch=63 high=378 cold_batch=31 cold_high=126 high_min=378 high_max=1134") ?:
+	return pcp_write("config", "mode=single " PCP_DEFAULT_KNOBS) ?:
 	       pcp_write("fault_refill", "0");
 }
 

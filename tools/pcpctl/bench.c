@@ -39,7 +39,7 @@
 #define NR_ORDERS	(PCPCACHE_MAX_ORDER + 1)
 
 /* The knobs every benchmark but the sweep runs with: the defaults. */
-#define BENCH_KNOBS	"batch=63 high=378 cold_batch=31 cold_high=126 high_min=378 high_max=1134"
+#define BENCH_KNOBS	PCP_DEFAULT_KNOBS
 
 static const char * const modes[] = { "passthrough", "single", "split" };
 #define NR_ROWS		4	/* the modes and "limit" */

@@ -3,8 +3,7 @@
  * pcpctl: control and exercise the pcpcache module. See pcpctl.8.
  *
  * The stress is the one the "stress" selftest runs (pcpcache_stress.c in
- * selftests/pcpcache/, shared rather than copied); the benchmarks are in
- * bench.c.
+ * tools/lib/pcpcache/, which both link); the benchmarks are in bench.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>

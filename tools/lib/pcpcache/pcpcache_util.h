@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by the pcpcache selftests and tools/pcpctl: the debugfs
- * files, the counters, the per-CPU lists, the "user" ioctls and the device.
+ * libpcpcache: what tools/pcpctl and the pcpcache selftests share, as the
+ * kernel keeps tools/lib/ for what its tools and selftests share: the
+ * module's files, the counters, the per-CPU lists, the "user" ioctls and
+ * the device.
  */
 #ifndef _PCPCACHE_UTIL_H
 #define _PCPCACHE_UTIL_H
@@ -17,6 +19,9 @@
 #define PCP_MAX_CPUS	1024
 #define PCP_WATERMARK_BOOST	"/proc/sys/vm/watermark_boost_factor"
 #define PCP_MAX_STATS	64
+/* The module's default knobs, as a config line (mode aside). */
+#define PCP_DEFAULT_KNOBS \
+	"batch=63 high=378 cold_batch=31 cold_high=126 high_min=378 high_max=1134"
 
 /* The counters of the stats file, by name. */
 struct pcp_stats {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Helpers shared by the pcpcache selftests and tools/pcpctl.
+ * libpcpcache: what tools/pcpctl and the pcpcache selftests share.
  */
 #define _GNU_SOURCE
 #include <errno.h>
