@@ -27,9 +27,10 @@
 # parameter of the debug lane's build alone (PCPCACHE_TEST_HOOKS=y), is
 # left out. One "not ok" line for each name missing from a document.
 #
-# The documents are those of the tree, under $PCPCACHE_DOCS (default
-# /root/docs: make check adds Documentation/ there with tools/vm/run --add);
-# skipped without them.
+# The documents are those of the tree, under $PCPCACHE_DOCS, else a docs/
+# beside this script (should the selftests' install put one there), else
+# /root/docs (make check adds Documentation/ there with tools/vm/run
+# --add); skipped without them.
 #
 #   docs.sh                 load pcpcache and compare what it shows
 #   docs.sh --names FILE    compare the names of FILE instead, one
@@ -38,7 +39,8 @@
 
 # shellcheck source-path=SCRIPTDIR source=pcpcache_lib.sh
 . "$(dirname "$0")/pcpcache_lib.sh"
-docs=${PCPCACHE_DOCS:-/root/docs}
+docs=${PCPCACHE_DOCS:-$(cd "$(dirname "$0")" && pwd)/docs}
+[ -n "${PCPCACHE_DOCS:-}" ] || [ -d "$docs/Documentation" ] || docs=/root/docs
 SYS=/sys/kernel/mm/pcpcache
 DBG=/sys/kernel/debug/pcpcache
 PARAMS=/sys/module/pcpcache/parameters
