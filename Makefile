@@ -46,6 +46,9 @@ KSFT_FILES := tools/testing/selftests/Makefile tools/testing/selftests/lib.mk \
 
 all: module selftests tools
 
+# The version has one home: PACKAGE_VERSION in dkms.conf.
+PCPCACHE_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+
 # libpcpcache: what pcpctl and the selftests share (tools/lib/pcpcache/).
 PCPCACHE_LIB := tools/lib/pcpcache/pcpcache_util.c tools/lib/pcpcache/pcpcache_stress.c
 
@@ -63,6 +66,18 @@ $(BUILD)/bin/pcpctl: $(PCPCTL_SRC) $(wildcard tools/lib/pcpcache/*.h tools/pcpct
 		include/uapi/linux/pcpcache.h module/parse.h module/policy.h
 	mkdir -p $(BUILD)/bin
 	$(CC) -Wall -Wextra -O2 -g -Iinclude/uapi -Itools/lib/pcpcache -Imodule \
+		-DPCPCACHE_VERSION='"$(PCPCACHE_VERSION)"' \
+		-o $@ $(PCPCTL_SRC) -lpthread -lm
+
+# pcpctl under AddressSanitizer and UBSan, for tools/pcpctl/test-host
+tools-asan: $(BUILD)/asan/pcpctl
+$(BUILD)/asan/pcpctl: $(PCPCTL_SRC) $(wildcard tools/lib/pcpcache/*.h tools/pcpctl/*.h) \
+		include/uapi/linux/pcpcache.h module/parse.h module/policy.h
+	mkdir -p $(BUILD)/asan
+	$(CC) -Wall -Wextra -O1 -g -fno-omit-frame-pointer \
+		-fsanitize=address,undefined -fno-sanitize-recover=all \
+		-Iinclude/uapi -Itools/lib/pcpcache -Imodule \
+		-DPCPCACHE_VERSION='"$(PCPCACHE_VERSION)"' \
 		-o $@ $(PCPCTL_SRC) -lpthread -lm
 
 deps:
@@ -176,6 +191,6 @@ clean:
 	-$(MAKE) -C module clean
 	rm -rf $(BUILD)
 
-.PHONY: all deps save-host-state module ksft selftests tools unit vm-check check check-full check-mutants check-debug demo bench \
+.PHONY: all deps save-host-state module ksft selftests tools tools-asan unit vm-check check check-full check-mutants check-debug demo bench \
 	lint matrix \
 	install uninstall clean

@@ -6,6 +6,7 @@
  * (module/parse.c): decimal digits only, no sign, no blank, no 0x.
  */
 #define _GNU_SOURCE
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,7 @@ int parse_uint_arg(const char *what, const char *s, unsigned int min,
 
 	if (pcpcache_parse_number(s, strlen(s), &v) || v < min || v > max) {
 		fprintf(stderr, "%s: %s takes a whole number from %u to %u, not '%s'\n",
-			prog, what, min, max, s);
+			who, what, min, max, s);
 		return -1;
 	}
 	*val = v;
@@ -62,7 +63,7 @@ int parse_seconds_arg(const char *what, const char *s, double min, double max,
 	v = whole && !s[len] ? strtod(s, NULL) : NAN;
 	if (!(v >= min && v <= max)) {
 		fprintf(stderr, "%s: %s takes seconds from %g to %g, like 2 or 0.5, not '%s'\n",
-			prog, what, min, max, s);
+			who, what, min, max, s);
 		return -1;
 	}
 	*val = v;
@@ -119,16 +120,37 @@ int parse_list_arg(const char *what, const char *s, unsigned int min,
 		item += len + 1;
 	}
 	fprintf(stderr, "%s: %s takes numbers from %u to %u%s, separated by commas, not '%s'\n",
-		prog, what, min, max, ranges ? " and ranges like 0-3" : "", s);
+		who, what, min, max, ranges ? " and ranges like 0-3" : "", s);
 	return -1;
 }
 
+/*
+ * getopt_long() with its own complaints off, so that every error is one
+ * line in pcpctl's style: which argument, and where to read more. Options
+ * may follow the operands ("watch 1 --per-cpu"), as pcpctl(8) says.
+ */
+int next_option(int argc, char **argv, const struct option *longopts)
+{
+	int opt;
+
+	opterr = 0;
+	opt = getopt_long(argc, argv, "h", longopts, NULL);
+	if (opt == '?' && optopt && optopt != '?')
+		/* a short one, maybe inside a group ("-xh"): name it alone */
+		fprintf(stderr, "%s: bad option '-%c' (unknown, or its value is missing); see %s %s --help\n",
+			who, optopt, prog, argv[0]);
+	else if (opt == '?')
+		fprintf(stderr, "%s: bad option '%s' (unknown, or its value is missing); see %s %s --help\n",
+			who, argv[optind - 1], prog, argv[0]);
+	return opt;
+}
+
 /* After the options: none may be left. Return: 0, or -1 after saying so. */
-int no_operands(const char *cmd, int argc, char **argv, int optind)
+int no_operands(int argc, char **argv, int optind)
 {
 	if (optind >= argc)
 		return 0;
-	fprintf(stderr, "%s: %s: unexpected argument '%s'\n", prog, cmd,
+	fprintf(stderr, "%s: unexpected argument '%s'\n", who,
 		argv[optind]);
 	return -1;
 }

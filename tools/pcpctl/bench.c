@@ -127,12 +127,12 @@ static int run_once(const char *test, unsigned int nr, unsigned int k,
 		return SKIPPED;
 	}
 	if (err) {
-		fprintf(stderr, "%s: bench %s: %s\n", prog, cmd, strerror(-err));
+		fprintf(stderr, "%s: benchmark %s: %s\n", who, cmd, strerror(-err));
 		return FAILED;
 	}
 	if (pcp_read_file(PCP_DIR "/bench", buf, sizeof(buf)) < 0) {
 		fprintf(stderr, "%s: cannot read the results of bench %s\n",
-			prog, cmd);
+			who, cmd);
 		return FAILED;
 	}
 	for (line = strtok_r(buf, "\n", &save); line && f->nr < PCP_MAX_CPUS;
@@ -147,7 +147,7 @@ static int run_once(const char *test, unsigned int nr, unsigned int k,
 	}
 	f->skipped[0] = '\0';
 	if (!f->nr) {
-		fprintf(stderr, "%s: bench %s: no results\n", prog, cmd);
+		fprintf(stderr, "%s: benchmark %s: no results\n", who, cmd);
 		return FAILED;
 	}
 	return 0;
@@ -185,7 +185,7 @@ static int set_mode(int row)
 	/* the limit row does not use pcpcache: any mode will do */
 	err = pcp_write("mode", row < 3 ? modes[row] : "single");
 	if (err)
-		fprintf(stderr, "%s: bench: mode: %s\n", prog, strerror(-err));
+		fprintf(stderr, "%s: mode: %s\n", who, strerror(-err));
 	return err ? FAILED : 0;
 }
 
@@ -253,7 +253,7 @@ static FILE *csv_open(const struct opts *o, const char *name, const char *header
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	f = fd < 0 ? NULL : fdopen(fd, "w");
 	if (!f) {
-		fprintf(stderr, "%s: %s: %s%s\n", prog, path, strerror(errno),
+		fprintf(stderr, "%s: %s: %s%s\n", who, path, strerror(errno),
 			errno == EEXIST ? " (not overwritten)" : "");
 		if (fd >= 0)
 			close(fd);
@@ -274,8 +274,8 @@ static void csv_close(FILE *f)
 		return;
 	bad = ferror(f);
 	if (fclose(f) || bad) {
-		fprintf(stderr, "%s: bench: a CSV file could not be written: %s\n",
-			prog, strerror(errno));
+		fprintf(stderr, "%s: a CSV file could not be written: %s\n",
+			who, strerror(errno));
 		csv_errors++;
 	}
 }
@@ -532,7 +532,7 @@ static int sweep_row(const struct opts *o, unsigned int b, unsigned int h,
 			 h, pcp_max_high_sum());
 		err = SKIPPED;
 	} else if (err) {
-		fprintf(stderr, "%s: bench: %s: %s\n", prog, cfg, strerror(-err));
+		fprintf(stderr, "%s: %s: %s\n", who, cfg, strerror(-err));
 		return FAILED;
 	} else {
 		pcp_write("drain", "1");
@@ -796,11 +796,11 @@ static int phased_row(const struct opts *o, const char *cfg, struct phased *ph)
 		return SKIPPED;
 	}
 	if (err) {
-		fprintf(stderr, "%s: bench: %s: %s\n", prog, cfg, strerror(-err));
+		fprintf(stderr, "%s: %s: %s\n", who, cfg, strerror(-err));
 		return FAILED;
 	}
 	if (pcp_write("drain", "1") || pcp_read_stats(&st)) {
-		fprintf(stderr, "%s: bench: cannot drain or read the counters\n", prog);
+		fprintf(stderr, "%s: cannot drain or read the counters\n", who);
 		return FAILED;
 	}
 	bops = pcp_stat(&st, "alloc") + pcp_stat(&st, "free");
@@ -813,12 +813,12 @@ static int phased_row(const struct opts *o, const char *cfg, struct phased *ph)
 		return SKIPPED;
 	}
 	if (err) {
-		fprintf(stderr, "%s: bench %s: %s\n", prog, cmd, strerror(-err));
+		fprintf(stderr, "%s: benchmark %s: %s\n", who, cmd, strerror(-err));
 		return FAILED;
 	}
 	if (pcp_read_stats(&st) ||
 	    pcp_read_file(PCP_DIR "/bench", buf, sizeof(buf)) < 0) {
-		fprintf(stderr, "%s: cannot read the results of bench %s\n", prog, cmd);
+		fprintf(stderr, "%s: cannot read the results of benchmark %s\n", who, cmd);
 		return FAILED;
 	}
 	for (line = strtok_r(buf, "\n", &save); line;
@@ -1070,7 +1070,7 @@ static int measure_design(const struct opts *o, const char *lock,
 
 	snprintf(params, sizeof(params), "lock=%s", lock);
 	if (pcp_reload(params) || pcp_write("config", "mode=single " BENCH_KNOBS)) {
-		fprintf(stderr, "%s: bench: cannot load pcpcache %s\n", prog, params);
+		fprintf(stderr, "%s: cannot load pcpcache %s\n", who, params);
 		return FAILED;
 	}
 	if (run_rows(o, "pair", nr, rows))
@@ -1178,7 +1178,7 @@ static int bench_designs(const struct opts *o, struct design d[2])
 		err = measure_design(o, "spin", &d[1]);
 	snprintf(what, sizeof(what), "lock=%s", found);
 	if (pcp_reload(what) || pcp_write("config", "mode=single " BENCH_KNOBS)) {
-		fprintf(stderr, "%s: bench: cannot load pcpcache %s again\n", prog, what);
+		fprintf(stderr, "%s: cannot load pcpcache %s again\n", who, what);
 		return FAILED;
 	}
 	if (err)
@@ -1223,7 +1223,7 @@ static bool under_tcg(void)
 {
 	char line[256];
 	bool tcg = false;
-	FILE *f = fopen("/proc/cpuinfo", "r");
+	FILE *f = pcp_fopen("/proc/cpuinfo", "r");
 
 	if (!f)
 		return false;
@@ -1343,7 +1343,7 @@ static int create_new(const char *path)
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 
 	if (fd < 0) {
-		fprintf(stderr, "%s: %s: %s%s\n", prog, path, strerror(errno),
+		fprintf(stderr, "%s: %s: %s%s\n", who, path, strerror(errno),
 			errno == EEXIST ? " (not overwritten)" : "");
 		return -1;
 	}
@@ -1366,7 +1366,7 @@ static int plot(const char *csvdir, const char *dir, FILE *out)
 
 	if (strpbrk(csvdir, "\n\r") || strpbrk(dir, "\n\r")) {
 		fprintf(stderr, "%s: --plot: gnuplot cannot name a path with a line break\n",
-			prog);
+			who);
 		return 2;
 	}
 	if (asprintf(&hotness, "%s%s/4-hotness.csv", gp_prefix(csvdir), csvdir) < 0 ||
@@ -1375,7 +1375,7 @@ static int plot(const char *csvdir, const char *dir, FILE *out)
 	    asprintf(&png5, "%s%s/5-sweep.png", gp_prefix(dir), dir) < 0)
 		goto out;
 	if (mkdir(dir, 0755) && errno != EEXIST) {
-		fprintf(stderr, "%s: %s: %s\n", prog, dir, strerror(errno));
+		fprintf(stderr, "%s: %s: %s\n", who, dir, strerror(errno));
 		goto out;
 	}
 	if (create_new(png4))
@@ -1387,14 +1387,14 @@ static int plot(const char *csvdir, const char *dir, FILE *out)
 	fd = mkstemp(script);
 	f = fd < 0 ? NULL : fdopen(fd, "w");
 	if (!f) {
-		fprintf(stderr, "%s: cannot write a gnuplot script\n", prog);
+		fprintf(stderr, "%s: cannot write a gnuplot script\n", who);
 		if (fd >= 0)
 			close(fd);
 		goto out;
 	}
 	plot_script(f, hotness, sweep, png4, png5);
 	if (ferror(f) | fclose(f)) {
-		fprintf(stderr, "%s: cannot write a gnuplot script: %s\n", prog,
+		fprintf(stderr, "%s: cannot write a gnuplot script: %s\n", who,
 			strerror(errno));
 		err = 1;
 	} else {
@@ -1402,7 +1402,7 @@ static int plot(const char *csvdir, const char *dir, FILE *out)
 	}
 	unlink(script);
 	if (err) {
-		fprintf(stderr, "%s: gnuplot failed%s\n", prog,
+		fprintf(stderr, "%s: gnuplot failed%s\n", who,
 			err == 127 ? ": it is not installed ('make deps')" : "");
 		/* no empty PNG left behind to pass for a plot */
 		unlink(png4);
@@ -1554,7 +1554,7 @@ static int save_config(char *buf, size_t size)
 	pcp_path(path, sizeof(path), "config");
 	if (pcp_read_file(path, buf, size) > 0)
 		return 0;
-	fprintf(stderr, "%s: bench: cannot read %s\n", prog, path);
+	fprintf(stderr, "%s: cannot read %s\n", who, path);
 	return FAILED;
 }
 
@@ -1581,7 +1581,7 @@ int cmd_bench(int argc, char **argv)
 	bool want_json = false;
 	int opt, err;
 
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((opt = next_option(argc, argv, longopts)) != -1) {
 		switch (opt) {
 		case 'q':
 			o.quick = true;
@@ -1611,34 +1611,47 @@ int cmd_bench(int argc, char **argv)
 			bench_usage(stdout);
 			return 0;
 		default:
-			bench_usage(stderr);
 			return 2;
 		}
 	}
-	if (no_operands("bench", argc, argv, optind))
+	if (no_operands(argc, argv, optind))
 		return 2;
+	if ((from && !*from) || (o.plot && !*o.plot) || (o.csv && !*o.csv)) {
+		fprintf(stderr, "%s: --from, --plot and --csv need a directory's name, not ''\n",
+			who);
+		return 2;
+	}
+	if (from && (o.csv || want_json || o.only || o.reps || o.quick)) {
+		fprintf(stderr, "%s: --from only draws the plots of CSV files: --csv, --json, --only, --quick and --reps do not go with it\n",
+			who);
+		return 2;
+	}
 	/* after the loop, so that the order of the options does not matter */
 	if (!o.reps)
 		o.reps = o.quick ? 3 : 5;
 	if (!o.only)
 		o.only = (1ULL << (NR_BENCHMARKS + 1)) - 2;
-	if (from)
-		return o.plot ? plot(from, o.plot, stdout) : (bench_usage(stderr), 2);
-	if (o.plot && !o.csv) {
-		fprintf(stderr, "%s: --plot needs --csv DIR (or --from CSVDIR)\n", prog);
+	if (from && !o.plot) {
+		fprintf(stderr, "%s: --from needs --plot DIR\n", who);
 		return 2;
 	}
-	if (need_writable() || need_debugfs_file("bench", "bench"))
+	if (from)
+		return plot(from, o.plot, stdout);
+	if (o.plot && !o.csv) {
+		fprintf(stderr, "%s: --plot needs --csv DIR (or --from CSVDIR)\n", who);
+		return 2;
+	}
+	if (need_writable() || need_debugfs_file("bench"))
 		return 1;
 	if (o.csv && mkdir(o.csv, 0755) && errno != EEXIST) {
-		fprintf(stderr, "%s: %s: %s\n", prog, o.csv, strerror(errno));
+		fprintf(stderr, "%s: %s: %s\n", who, o.csv, strerror(errno));
 		return 1;
 	}
 	if (o.csv) {
 		int serr = stat(o.csv, &st) ? errno : 0;
 
 		if (serr || !S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "%s: --csv %s: %s\n", prog, o.csv,
+			fprintf(stderr, "%s: --csv %s: %s\n", who, o.csv,
 				serr ? strerror(serr) : "not a directory");
 			return 1;
 		}
@@ -1667,15 +1680,15 @@ int cmd_bench(int argc, char **argv)
 	header(&o);
 	err = pcp_write("config", BENCH_KNOBS);
 	if (err)
-		fprintf(stderr, "%s: bench: %s: %s\n", prog, BENCH_KNOBS, strerror(-err));
+		fprintf(stderr, "%s: %s: %s\n", who, BENCH_KNOBS, strerror(-err));
 	else
 		err = run_all(&o);
 	if (pcp_write("config", found))
-		fprintf(stderr, "%s: bench: cannot put the configuration back: %s",
-			prog, found);
+		fprintf(stderr, "%s: cannot put the configuration back: %s",
+			who, found);
 	if (bench_cancel) {
-		fprintf(stderr, "%s: bench: ended by %s; the configuration and the locking design are back as they were found\n",
-			prog, strsignal(bench_cancel));
+		fprintf(stderr, "%s: ended by %s; the configuration and the locking design are back as they were found\n",
+			who, strsignal(bench_cancel));
 		signal(bench_cancel, SIG_DFL);
 		raise(bench_cancel);
 		return 1;
@@ -1690,8 +1703,8 @@ int cmd_bench(int argc, char **argv)
 	if (err)
 		return 1;
 	if (csv_errors) {
-		fprintf(stderr, "%s: bench: %d CSV files in %s could not be written\n",
-			prog, csv_errors, o.csv);
+		fprintf(stderr, "%s: %d CSV files in %s could not be written\n",
+			who, csv_errors, o.csv);
 		return 1;
 	}
 	if (o.csv)

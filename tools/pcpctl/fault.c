@@ -415,8 +415,8 @@ static int parse_number(const char *opt, const char *s, unsigned long min,
 		*val = strtoul(s, &end, 10);
 	if (!isdigit((unsigned char)*s) || errno || *end || *val < min ||
 	    *val > max) {
-		fprintf(stderr, "%s: fault: %s takes a whole number from %lu to %lu, not '%s'\n",
-			prog, opt, min, max, s);
+		fprintf(stderr, "%s: %s takes a whole number from %lu to %lu, not '%s'\n",
+			who, opt, min, max, s);
 		return -1;
 	}
 	return 0;
@@ -440,8 +440,8 @@ static int parse_rows(const char *list, struct opts *o)
 	}
 	free(copy);
 	if (err)
-		fprintf(stderr, "%s: fault: --rows takes a list of kernel, passthrough, single, split, 31/186, 310/1860, 310/32768, not '%s'\n",
-			prog, list);
+		fprintf(stderr, "%s: --rows takes a list of kernel, passthrough, single, split, 31/186, 310/1860, 310/32768, not '%s'\n",
+			who, list);
 	return err ? -1 : 0;
 }
 
@@ -453,8 +453,8 @@ static int parse_variant(const char *s, struct opts *o)
 	o->variant[THREADS] = both || !strcmp(s, variant_names[THREADS]);
 	if (o->variant[PROCESSES] || o->variant[THREADS])
 		return 0;
-	fprintf(stderr, "%s: fault: --variant takes processes, threads or both, not '%s'\n",
-		prog, s);
+	fprintf(stderr, "%s: --variant takes processes, threads or both, not '%s'\n",
+		who, s);
 	return -1;
 }
 
@@ -540,17 +540,17 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			fault_usage(stdout);
 			return 0;
 		case ':':
-			fprintf(stderr, "%s: fault: %s needs a value\n", prog,
+			fprintf(stderr, "%s: %s needs a value\n", who,
 				argv[optind - 1]);
 			return 2;
 		default:
-			fprintf(stderr, "%s: fault: unknown option '%s' (see --help)\n",
-				prog, argv[optind - 1]);
+			fprintf(stderr, "%s: unknown option '%s' (see --help)\n",
+				who, argv[optind - 1]);
 			return 2;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "%s: fault: unexpected argument '%s'\n", prog,
+		fprintf(stderr, "%s: unexpected argument '%s'\n", who,
 			argv[optind]);
 		return 2;
 	}
@@ -579,7 +579,7 @@ static long meminfo_kb(const char *key)
 {
 	char line[128];
 	long kb = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
+	FILE *f = pcp_fopen("/proc/meminfo", "r");
 
 	while (f && kb < 0 && fgets(line, sizeof(line), f))
 		if (!strncmp(line, key, strlen(key)))
@@ -632,7 +632,7 @@ static void kernel_pagesets(char *zone, long *high, long *batch)
 	long managed = 0, best = -1, h = -1;
 	char line[256], cur[32] = "";
 	bool cpu0 = false;
-	FILE *f = fopen("/proc/zoneinfo", "r");
+	FILE *f = pcp_fopen("/proc/zoneinfo", "r");
 
 	strcpy(zone, "?");
 	*high = *batch = -1;
@@ -706,7 +706,7 @@ static int run_round(struct run *run, enum variant v, struct shared *sh)
 			row_label(&rows[row], run->task_pages, label, sizeof(label));
 			err = run_cell(&c, v, smp);
 			if (err) {
-				fprintf(stderr, "%s: fault: %s, %s, N=%d: %s\n", prog,
+				fprintf(stderr, "%s: %s, %s, N=%d: %s\n", who,
 					variant_names[v], label, c.n,
 					err == -ECHILD ? "a task died (above)" : strerror(-err));
 				return err;
@@ -1024,7 +1024,7 @@ static int run_all(struct run *run)
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED || pcp_read_file(PCP_DIR "/config", saved,
 					      sizeof(saved)) <= 0) {
-		fprintf(stderr, "%s: fault: cannot set up: %s\n", prog, strerror(errno));
+		fprintf(stderr, "%s: cannot set up: %s\n", who, strerror(errno));
 		return 1;
 	}
 	saved[strcspn(saved, "\n")] = '\0';
@@ -1035,13 +1035,13 @@ static int run_all(struct run *run)
 		     !err && !interrupted; round++)
 			err = run_round(run, v, sh);
 	if (pcp_write("config", saved)) {
-		fprintf(stderr, "%s: fault: cannot put the configuration back: %s\n",
-			prog, saved);
+		fprintf(stderr, "%s: cannot put the configuration back: %s\n",
+			who, saved);
 		err = -EIO;
 	}
 	munmap(sh, sizeof(*sh));
 	if (interrupted)
-		fprintf(stderr, "%s: fault: interrupted\n", prog);
+		fprintf(stderr, "%s: interrupted\n", who);
 	return err || interrupted ? 1 : 0;
 }
 
@@ -1060,7 +1060,7 @@ int cmd_fault(int argc, char **argv)
 		return err;
 	bad = unusable();
 	if (bad) {
-		fprintf(stderr, "%s: %s\n", prog, bad);
+		fprintf(stderr, "%s: %s\n", who, bad);
 		return 1;
 	}
 	run.o = &o;
@@ -1073,7 +1073,7 @@ int cmd_fault(int argc, char **argv)
 				    sizeof(run.shrunk));
 	run.dev = pcp_open_device();
 	if (run.dev < 0 || !run.task_pages) {
-		fprintf(stderr, "%s: fault: %s: %s\n", prog, PCPCACHE_DEVICE,
+		fprintf(stderr, "%s: %s: %s\n", who, PCPCACHE_DEVICE,
 			run.dev < 0 ? strerror(-run.dev) : "the module's limits allow no page");
 		return 1;
 	}

@@ -24,7 +24,7 @@
 const char *unusable(void)
 {
 	if (!pcp_exists(PCP_SYSFS))
-		return "the pcpcache module is not loaded (modprobe pcpcache)";
+		return "the pcpcache module is not loaded (modprobe pcpcache after make install, or insmod module/pcpcache.ko)";
 	if (pcp_exists(PCP_SYSFS_DIR)) {
 		pcp_dir = PCP_SYSFS_DIR;
 		return NULL;
@@ -44,7 +44,7 @@ int need_pcpcache(void)
 	const char *bad = unusable();
 
 	if (bad) {
-		fprintf(stderr, "%s: %s\n", prog, bad);
+		fprintf(stderr, "%s: %s\n", who, bad);
 		return 1;
 	}
 	return 0;
@@ -101,7 +101,7 @@ int need_writable(void)
 		return 1;
 	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
 		snprintf(path, sizeof(path), "%s/config", dirs[i]);
-		fd = open(path, O_WRONLY | O_CLOEXEC);
+		fd = pcp_open(path, O_WRONLY);
 		if (fd >= 0) {
 			close(fd);
 			pcp_dir = dirs[i];
@@ -110,27 +110,27 @@ int need_writable(void)
 		snprintf(why[i], sizeof(why[i]), "%s", strerror(errno));
 	}
 	fprintf(stderr, "%s: neither %s (%s) nor %s (%s) can be written%s\n",
-		prog, dirs[0], why[0], dirs[1], why[1], hint());
+		who, dirs[0], why[0], dirs[1], why[1], hint());
 	return 1;
 }
 
 /*
- * A debugfs file that @cmd cannot do without, opened as @cmd will open
- * it. Return: 0, or 1 after saying why it cannot be.
+ * A debugfs file that the command cannot do without, opened as it will
+ * open it. Return: 0, or 1 after saying why it cannot be.
  */
-int need_debugfs_file(const char *cmd, const char *file)
+int need_debugfs_file(const char *file)
 {
 	char path[256];
 	int fd, err;
 
 	snprintf(path, sizeof(path), PCP_DIR "/%s", file);
-	fd = open(path, O_RDWR | O_CLOEXEC);
+	fd = pcp_open(path, O_RDWR);
 	if (fd >= 0) {
 		close(fd);
 		return 0;
 	}
 	err = errno;
-	fprintf(stderr, "%s: %s needs %s: %s%s\n", prog, cmd, path,
+	fprintf(stderr, "%s: needs %s: %s%s\n", who, path,
 		strerror(err),
 		err == EPERM && lockdown() ?
 		" (kernel lockdown refuses debugfs files that can be written or have an ioctl; the controls in /sys/kernel/mm/pcpcache still work)" :

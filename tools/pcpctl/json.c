@@ -30,19 +30,52 @@ static void json_key(struct json *j, const char *key)
 	}
 }
 
-/* @s as a JSON string. */
+/*
+ * The length of the well-formed UTF-8 sequence at @s (RFC 3629: no
+ * overlong forms, no surrogates, nothing past U+10FFFF), or 0.
+ */
+static int utf8_len(const unsigned char *s)
+{
+	int len, i;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	for (i = 1; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
+		return 0;
+	return len;
+}
+
+/* @s as a JSON string; a byte that is not UTF-8 becomes U+FFFD. */
 void json_quote(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = *s;
+	const unsigned char *u = (const unsigned char *)s;
+	int len;
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
+	fputc('"', f);
+	while (*u) {
+		if (*u == '"' || *u == '\\') {
+			fprintf(f, "\\%c", *u++);
+		} else if (*u < 0x20 || *u == 0x7f) {
+			fprintf(f, "\\u%04x", *u++);
+		} else if (*u < 0x80) {
+			fputc(*u++, f);
+		} else if ((len = utf8_len(u))) {
+			fwrite(u, 1, len, f);
+			u += len;
+		} else {
+			fputs("\\ufffd", f);
+			u++;
+		}
 	}
 	fputc('"', f);
 }
@@ -90,6 +123,12 @@ void json_int(struct json *j, const char *key, long long val)
 {
 	json_key(j, key);
 	fprintf(j->f, "%lld", val);
+}
+
+void json_uint(struct json *j, const char *key, unsigned long long val)
+{
+	json_key(j, key);
+	fprintf(j->f, "%llu", val);
 }
 
 void json_bool(struct json *j, const char *key, bool val)

@@ -20,6 +20,7 @@
 #include "pcpctl.h"
 
 const char *prog = "pcpctl";
+const char *who = "pcpctl";
 
 /* A day: longer is more likely a typo than a plan. */
 #define STRESS_MAX_SECONDS	86400
@@ -39,8 +40,11 @@ static void usage(FILE *f)
 		"  stress [OPTIONS]        all-CPU stress with modes and knobs changing\n"
 		"  bench [OPTIONS]         the benchmarks, every mode side by side\n"
 		"  fault [OPTIONS]         page_fault1 through /dev/pcpcache and the kernel\n"
+		"  help [COMMAND]          this, or what a command does\n"
 		"\n"
-		"'%s COMMAND --help' describes a command.\n", prog, prog);
+		"'%s help COMMAND' or '%s COMMAND --help' describes a command;\n"
+		"'%s --version' prints the version. Exit status: 0 done, 1 failed,\n"
+		"2 a usage error (nothing was asked of pcpcache).\n", prog, prog, prog, prog);
 }
 
 static void stress_usage(FILE *f)
@@ -88,8 +92,8 @@ static int parse_cpus(const char *list, cpu_set_t *set)
 			continue;
 		/* a usage error, before anything is asked of the module */
 		if (cpu >= present) {
-			fprintf(stderr, "%s: stress: --cpus %s: this machine has CPUs 0 to %ld\n",
-				prog, list, present - 1);
+			fprintf(stderr, "%s: --cpus %s: this machine has CPUs 0 to %ld\n",
+				who, list, present - 1);
 			return -1;
 		}
 		CPU_SET(cpu, set);
@@ -132,7 +136,7 @@ static int cmd_stress(int argc, char **argv)
 
 	if (sched_getaffinity(0, sizeof(opts.cpus), &opts.cpus))
 		CPU_ZERO(&opts.cpus);
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((opt = next_option(argc, argv, longopts)) != -1) {
 		switch (opt) {
 		case 'd':
 			if (parse_uint_arg("--seconds", optarg, 1, STRESS_MAX_SECONDS,
@@ -162,13 +166,12 @@ static int cmd_stress(int argc, char **argv)
 			stress_usage(stdout);
 			return 0;
 		default:
-			stress_usage(stderr);
 			return 2;
 		}
 	}
-	if (no_operands("stress", argc, argv, optind))
+	if (no_operands(argc, argv, optind))
 		return 2;
-	if (need_writable() || need_debugfs_file("stress", "user"))
+	if (need_writable() || need_debugfs_file("user"))
 		return 1;
 
 	printf("seed %u, %u s, %d CPUs%s\n", opts.seed, opts.seconds,
@@ -184,11 +187,11 @@ static int cmd_stress(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	pcp_stress_run(&opts, &res);
 	if (res.cancelled) {
-		fprintf(stderr, "%s: stress: ended by %s after %.1f s; the configuration%s is back as it was found\n",
-			prog, strsignal(stress_cancel), res.seconds,
+		fprintf(stderr, "%s: ended by %s after %.1f s; the configuration%s is back as it was found\n",
+			who, strsignal(stress_cancel), res.seconds,
 			opts.fault ? " and fault_refill" : "");
 		if (res.failure[0])
-			fprintf(stderr, "%s: stress: FAIL: %s\n", prog, res.failure);
+			fprintf(stderr, "%s: FAIL: %s\n", who, res.failure);
 		signal(stress_cancel, SIG_DFL);
 		raise(stress_cancel);
 		return 1;
@@ -213,13 +216,13 @@ static int cmd_stress(int argc, char **argv)
 
 	ok = !res.failure[0];
 	if (!ok)
-		printf("FAIL: %s\n", res.failure);
+		fprintf(stderr, "%s: FAIL: %s\n", who, res.failure);
 	if (pcp_write("drain", "1") || pcp_read_stats(&st)) {
-		printf("FAIL: cannot drain or read stats\n");
+		fprintf(stderr, "%s: FAIL: cannot drain or read stats\n", who);
 		return 1;
 	}
 	if (!pcp_books_balance(&st, why, sizeof(why))) {
-		printf("FAIL: the books do not balance: %s\n", why);
+		fprintf(stderr, "%s: FAIL: the books do not balance: %s\n", who, why);
 		ok = 0;
 	} else {
 		printf("books balance: %s\n", why);
@@ -244,7 +247,7 @@ static int json_option(int argc, char **argv, const char *usage)
 		return 0;
 	if (argc == 2 && !strcmp(argv[1], "--json"))
 		return 1;
-	fprintf(stderr, "usage: %s %s\n", prog, usage);
+	fprintf(stderr, "%s: usage: %s %s\n", who, prog, usage);
 	return -1;
 }
 
@@ -256,9 +259,9 @@ static int cat_file(const char *name)
 	int fd;
 
 	pcp_path(path, sizeof(path), name);
-	fd = open(path, O_RDONLY);
+	fd = pcp_open(path, O_RDONLY);
 	if (fd < 0) {
-		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+		fprintf(stderr, "%s: %s: %s\n", who, path, strerror(errno));
 		return 1;
 	}
 	/* a seq_file (pagesets) gives a page or so a read() */
@@ -266,7 +269,7 @@ static int cat_file(const char *name)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+			fprintf(stderr, "%s: %s: %s\n", who, path, strerror(errno));
 			close(fd);
 			return 1;
 		}
@@ -280,11 +283,12 @@ static int cat_file(const char *name)
 static int pagesets_json(void)
 {
 	static struct pcp_pageset sets[PCP_MAX_CPUS];
-	int i, nr = pcp_read_pagesets(sets, PCP_MAX_CPUS);
+	int i, order, nr = pcp_read_pagesets(sets, PCP_MAX_CPUS);
 	struct json js;
+	char key[24];
 
 	if (nr < 0) {
-		fprintf(stderr, "%s: pagesets: %s\n", prog, strerror(-nr));
+		fprintf(stderr, "%s: %s\n", who, nr == -EINVAL ? pcp_parse_error : strerror(-nr));
 		return 1;
 	}
 	json_open(&js, stdout);
@@ -300,6 +304,11 @@ static int pagesets_json(void)
 			json_int(&js, "cold_count", sets[i].cold_count);
 			json_int(&js, "cold_high", sets[i].cold_high);
 			json_int(&js, "cold_batch", sets[i].cold_batch);
+		}
+		for (order = 0; order < PCP_NR_ORDERS; order++) {
+			snprintf(key, sizeof(key), "order%d", order);
+			if (sets[i].order[order] >= 0)
+				json_int(&js, key, sets[i].order[order]);
 		}
 		json_end(&js, '}');
 	}
@@ -333,9 +342,9 @@ static int write_or_say(const char *file, const char *val)
 
 	if (err == -EINVAL)
 		fprintf(stderr, "%s: %s: '%s' refused (EINVAL): see pcpctl %s --help\n",
-			prog, file, val, strcmp(file, "config") ? file : "set");
+			who, file, val, strcmp(file, "config") ? file : "set");
 	else if (err)
-		fprintf(stderr, "%s: %s: %s\n", prog, file, strerror(-err));
+		fprintf(stderr, "%s: %s: %s\n", who, file, strerror(-err));
 	return err ? 1 : 0;
 }
 
@@ -347,13 +356,13 @@ static int cmd_mode(int argc, char **argv)
 		       "brackets; with one, switch every CPU to it.\n"))
 		return 0;
 	if (argc > 2) {
-		fprintf(stderr, "usage: %s mode [NAME]\n", prog);
+		fprintf(stderr, "%s: usage: %s mode [NAME]\n", who, prog);
 		return 2;
 	}
 	/* the module's own grammar (policy.c), checked before it is asked */
 	if (argc == 2 && pcpcache_mode_parse(argv[1], strlen(argv[1])) < 0) {
-		fprintf(stderr, "%s: mode: '%.*s' is not a mode: passthrough, single or split\n",
-			prog, QUOTE_MAX, argv[1]);
+		fprintf(stderr, "%s: '%.*s' is not a mode: passthrough, single or split\n",
+			who, QUOTE_MAX, argv[1]);
 		return 2;
 	}
 	if (argc == 2)
@@ -368,7 +377,7 @@ static int cmd_drain(int argc, char **argv)
 		       "Give every CPU's cached pages back to the buddy allocator.\n"))
 		return 0;
 	if (argc != 1) {
-		fprintf(stderr, "usage: %s drain\n", prog);
+		fprintf(stderr, "%s: usage: %s drain\n", who, prog);
 		return 2;
 	}
 	return need_writable() || write_or_say("drain", "1");
@@ -392,14 +401,38 @@ static const struct {
 static int stdout_written(int status)
 {
 	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {
-		fprintf(stderr, "%s: standard output: %s\n", prog, strerror(errno));
+		fprintf(stderr, "%s: standard output: %s\n", who, strerror(errno));
 		return status ? status : 1;
 	}
 	return status;
 }
 
+/* help [COMMAND]: the list of commands, or what one does. */
+static int cmd_help(int argc, char **argv)
+{
+	char *help[] = { argv[argc - 1], "--help", NULL };
+	unsigned int i;
+
+	if (argc == 1 || (argc == 2 && (!strcmp(argv[1], "--help") ||
+					!strcmp(argv[1], "-h")))) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc > 2) {
+		fprintf(stderr, "%s: usage: %s help [COMMAND]\n", who, prog);
+		return 2;
+	}
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(2, help);
+	fprintf(stderr, "%s: '%.*s' is not a command; see %s help\n", who,
+		QUOTE_MAX, argv[1], prog);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
+	static char name[64];
 	unsigned int i;
 
 	if (argc < 2) {
@@ -410,10 +443,19 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return stdout_written(0);
 	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("%s %s\n", prog, PCPCACHE_VERSION);
+		return stdout_written(0);
+	}
+	if (!strcmp(argv[1], "help"))
+		return stdout_written(cmd_help(argc - 1, argv + 1));
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
-		if (!strcmp(argv[1], commands[i].name))
+		if (!strcmp(argv[1], commands[i].name)) {
+			snprintf(name, sizeof(name), "%s: %s", prog, commands[i].name);
+			who = name;
 			return stdout_written(commands[i].fn(argc - 1, argv + 1));
-	fprintf(stderr, "%s: unknown command '%s'\n", prog, argv[1]);
-	usage(stderr);
+		}
+	fprintf(stderr, "%s: '%.*s' is not a command; see %s help\n", who,
+		QUOTE_MAX, argv[1], prog);
 	return 2;
 }

@@ -16,6 +16,8 @@
 #define QUOTE_MAX	48
 
 extern const char *prog;
+/* "pcpctl: COMMAND", the start of every error message a command gives */
+extern const char *who;
 
 int wants_help(int argc, char **argv, const char *text);
 int cmd_bench(int argc, char **argv);
@@ -30,7 +32,7 @@ int cmd_watch(int argc, char **argv);
 const char *unusable(void);
 int need_pcpcache(void);
 int need_writable(void);
-int need_debugfs_file(const char *cmd, const char *file);
+int need_debugfs_file(const char *file);
 
 /* args.c: numeric options, read strictly */
 int parse_uint_arg(const char *what, const char *s, unsigned int min,
@@ -40,7 +42,9 @@ int parse_seconds_arg(const char *what, const char *s, double min, double max,
 int parse_list_arg(const char *what, const char *s, unsigned int min,
 		   unsigned int max, bool ranges, unsigned long long *set,
 		   size_t words);
-int no_operands(const char *cmd, int argc, char **argv, int optind);
+int no_operands(int argc, char **argv, int optind);
+struct option;
+int next_option(int argc, char **argv, const struct option *longopts);
 
 /* json.c: --json output */
 #define JSON_MAX_DEPTH	8
@@ -58,6 +62,7 @@ void json_end(struct json *j, char bracket);
 void json_str(struct json *j, const char *key, const char *val);
 void json_num(struct json *j, const char *key, double val);
 void json_int(struct json *j, const char *key, long long val);
+void json_uint(struct json *j, const char *key, unsigned long long val);
 void json_bool(struct json *j, const char *key, bool val);
 
 #endif /* _PCPCTL_H */

@@ -66,14 +66,14 @@ static int apply_args(int argc, char **argv, struct pcpcache_config *cfg,
 		/* one word each: a space would smuggle in a second setting */
 		if (!bit || strpbrk(argv[i], " \t\n\r") ||
 		    pcpcache_config_parse(cfg, argv[i], len)) {
-			fprintf(stderr, "%s: set: '%.*s%s' is not KEY=VALUE: KEY mode, batch, high, cold_batch, cold_high, high_min or high_max, VALUE a mode, auto (for high) or 1 to 10 digits; nothing changed\n",
-				prog, QUOTE_MAX, argv[i],
+			fprintf(stderr, "%s: '%.*s%s' is not KEY=VALUE: KEY mode, batch, high, cold_batch, cold_high, high_min or high_max, VALUE a mode, auto (for high) or 1 to 10 digits; nothing changed\n",
+				who, QUOTE_MAX, argv[i],
 				len > QUOTE_MAX ? "..." : "");
 			return 2;
 		}
 		if (*given & bit) {
-			fprintf(stderr, "%s: set: %.*s is given twice; nothing changed\n",
-				prog, (int)strcspn(argv[i], "="), argv[i]);
+			fprintf(stderr, "%s: %.*s is given twice; nothing changed\n",
+				who, (int)strcspn(argv[i], "="), argv[i]);
 			return 2;
 		}
 		*given |= bit;
@@ -92,14 +92,14 @@ static int read_state(struct pcpcache_config *cfg, unsigned long *max_sum)
 	pcp_path(path, sizeof(path), "config");
 	n = pcp_read_file(path, buf, sizeof(buf));
 	if (n < 0 || pcpcache_config_parse_keys(cfg, buf, n, &seen)) {
-		fprintf(stderr, "%s: set: cannot read %s\n", prog, path);
+		fprintf(stderr, "%s: cannot read %s\n", who, path);
 		return 1;
 	}
 	/* every rule is checked against every knob: all must be there */
 	if (seen != PCPCACHE_ALL_KEYS) {
 		for (key = 0; seen & (1U << key); key++)
 			;
-		fprintf(stderr, "%s: set: %s has no %s\n", prog, path,
+		fprintf(stderr, "%s: %s has no %s\n", who, path,
 			key == PCPCACHE_NR_KNOBS ? "mode" : pcpcache_knob_name(key));
 		return 1;
 	}
@@ -121,8 +121,8 @@ static void explain(const char *bad, const struct pcpcache_config *cfg,
 	struct pcpcache_config c = *cfg;
 
 	if (!strcmp(bad, "high_min")) {
-		fprintf(stderr, "%s: set: high_min=%u (%s) with high_max=%u (%s) breaks 1 <= high_min <= high_max; nothing changed\n",
-			prog, c.high_min, origin(given, 1U << PCPCACHE_KNOB_HIGH_MIN),
+		fprintf(stderr, "%s: high_min=%u (%s) with high_max=%u (%s) breaks 1 <= high_min <= high_max; nothing changed\n",
+			who, c.high_min, origin(given, 1U << PCPCACHE_KNOB_HIGH_MIN),
 			c.high_max, origin(given, 1U << PCPCACHE_KNOB_HIGH_MAX));
 		return;
 	}
@@ -134,8 +134,8 @@ static void explain(const char *bad, const struct pcpcache_config *cfg,
 		h = PCPCACHE_KNOB_HIGH_MIN;
 	}
 	if (!strcmp(bad, "batch") || !strcmp(bad, "cold_batch")) {
-		fprintf(stderr, "%s: set: %s=%u (%s) with %s=%u (%s) breaks 1 <= %s <= %s, %s <= %u; nothing changed\n",
-			prog, pcpcache_knob_name(b), *pcpcache_knob(&c, b),
+		fprintf(stderr, "%s: %s=%u (%s) with %s=%u (%s) breaks 1 <= %s <= %s, %s <= %u; nothing changed\n",
+			who, pcpcache_knob_name(b), *pcpcache_knob(&c, b),
 			origin(given, 1U << b), pcpcache_knob_name(h),
 			*pcpcache_knob(&c, h), origin(given, 1U << h),
 			pcpcache_knob_name(b), pcpcache_knob_name(h),
@@ -143,8 +143,8 @@ static void explain(const char *bad, const struct pcpcache_config *cfg,
 		return;
 	}
 	h = c.high_auto ? PCPCACHE_KNOB_HIGH_MAX : PCPCACHE_KNOB_HIGH;
-	fprintf(stderr, "%s: set: %s=%u (%s) + cold_high=%u (%s) is over %lu, the most this machine allows (max_high_sum in limits); nothing changed\n",
-		prog, pcpcache_knob_name(h), *pcpcache_knob(&c, h),
+	fprintf(stderr, "%s: %s=%u (%s) + cold_high=%u (%s) is over %lu, the most this machine allows (max_high_sum in limits); nothing changed\n",
+		who, pcpcache_knob_name(h), *pcpcache_knob(&c, h),
 		origin(given, 1U << h), c.cold_high,
 		origin(given, 1U << PCPCACHE_KNOB_COLD_HIGH), max_sum);
 }
@@ -179,7 +179,7 @@ int cmd_set(int argc, char **argv)
 	if (wants_help(argc, argv, set_help))
 		return 0;
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s set KNOB=VALUE...\n", prog);
+		fprintf(stderr, "%s: usage: %s set KNOB=VALUE...\n", who, prog);
 		return 2;
 	}
 	/* the words alone first, on a scratch configuration: a usage error */
@@ -203,12 +203,12 @@ int cmd_set(int argc, char **argv)
 	if (!err)
 		return 0;
 	if (err != -EINVAL) {
-		fprintf(stderr, "%s: set: %s\n", prog, strerror(-err));
+		fprintf(stderr, "%s: %s\n", who, strerror(-err));
 		return 1;
 	}
 	/* it was fine a moment ago: someone else wrote in between */
 	fprintf(stderr, "%s: set %s: refused by pcpcache; the configuration changed meanwhile\n",
-		prog, line);
+		who, line);
 	given = 0;
 	if (!read_state(&cfg, &max_sum) && !apply_args(argc, argv, &cfg, &given)) {
 		bad = pcpcache_config_check(&cfg, max_sum);

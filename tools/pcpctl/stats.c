@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,11 +43,15 @@ struct percpu {
 	char path[256];			/* the file read ... */
 	unsigned long long ino;		/* ... and its inode: the load */
 	int nr_names;
-	char name[PCP_MAX_STATS][32];
+	char name[PCP_MAX_STATS][PCP_NAME_MAX + 1];
 	int nr_cpus;
 	int cpu[PCP_MAX_CPUS];
-	long long val[PCP_MAX_CPUS][PCP_MAX_STATS];
+	/* the module's unsigned long: 64 bits */
+	unsigned long long val[PCP_MAX_CPUS][PCP_MAX_STATS];
 };
+
+/* A total that does not fit in 64 bits was shown as "-": say so, exit 1. */
+static bool figure_lost;
 
 static int stat_index(const struct percpu *p, const char *name)
 {
@@ -58,87 +63,119 @@ static int stat_index(const struct percpu *p, const char *name)
 	return -1;
 }
 
-/* The column of counter @name summed over every CPU; -1 if none. */
-static long long percpu_total(const struct percpu *p, const char *name)
+static int cpu_index(const struct percpu *p, int cpu)
 {
-	int i = stat_index(p, name), c;
-	long long sum = 0;
+	int c;
 
-	if (i < 0)
-		return -1;
 	for (c = 0; c < p->nr_cpus; c++)
-		sum += p->val[c][i];
-	return sum;
+		if (p->cpu[c] == cpu)
+			return c;
+	return -1;
 }
 
-/* "name name ...", the header's rest after "cpu"; -EINVAL if odd. */
-static int parse_names(struct percpu *p, char *line)
+/*
+ * The column of counter @name summed over every CPU, in *@sum: 0, -ENOENT
+ * (no such counter) or -ERANGE (more than 64 bits hold).
+ */
+static int percpu_total(const struct percpu *p, const char *name,
+			unsigned long long *sum)
+{
+	int i = stat_index(p, name), c;
+
+	*sum = 0;
+	if (i < 0)
+		return -ENOENT;
+	for (c = 0; c < p->nr_cpus; c++)
+		if (__builtin_add_overflow(*sum, p->val[c][i], sum))
+			return -ERANGE;
+	return 0;
+}
+
+/* "cpu name name ...": names as the module writes them, each once. */
+static int parse_names(struct percpu *p, char *line, int lineno)
 {
 	char *tok, *save = NULL;
 
 	p->nr_names = 0;
-	tok = strtok_r(line, " \n", &save);
+	tok = strtok_r(line, " ", &save);
 	if (!tok || strcmp(tok, "cpu"))
-		return -EINVAL;
-	while ((tok = strtok_r(NULL, " \n", &save))) {
-		if (p->nr_names == PCP_MAX_STATS || strlen(tok) >= sizeof(p->name[0]))
-			return -EINVAL;
+		return pcp_parse_fail(p->path, lineno, "the header does not begin with cpu");
+	while ((tok = strtok_r(NULL, " ", &save))) {
+		if (!pcp_name_ok(tok))
+			return pcp_parse_fail(p->path, lineno, "'%.24s' is not a counter's name",
+					      tok);
+		if (stat_index(p, tok) >= 0)
+			return pcp_parse_fail(p->path, lineno, "counter %s again", tok);
+		if (p->nr_names == PCP_MAX_STATS)
+			return pcp_parse_fail(p->path, lineno, "more than %d counters",
+					      PCP_MAX_STATS);
 		strcpy(p->name[p->nr_names++], tok);
 	}
-	return p->nr_names ? 0 : -EINVAL;
+	return p->nr_names ? 0 : pcp_parse_fail(p->path, lineno, "no counters");
 }
 
-/* A decimal count with nothing else around it. */
-static int parse_count_field(const char *s, long long *val)
-{
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	*val = strtoll(s, &end, 10);
-	return errno || *end ? -EINVAL : 0;
-}
-
-/* "CPU count count ...": exactly one count per name. */
-static int parse_row(struct percpu *p, char *line)
+/* "CPU count count ...": exactly one count per name, each CPU once. */
+static int parse_row(struct percpu *p, char *line, int lineno)
 {
 	char *tok, *save = NULL;
-	long long cpu;
-	int i = 0;
+	unsigned long long cpu, *val = p->val[p->nr_cpus];
+	int i = 0, err;
 
+	tok = strtok_r(line, " ", &save);
+	if (!tok || pcp_parse_count(tok, false, &cpu) || cpu >= PCP_MAX_CPUS)
+		return pcp_parse_fail(p->path, lineno, "'%.24s' is not a CPU number",
+				      tok ? tok : "");
+	if (cpu_index(p, cpu) >= 0)
+		return pcp_parse_fail(p->path, lineno, "cpu %llu again", cpu);
 	if (p->nr_cpus == PCP_MAX_CPUS)
-		return -EINVAL;
-	tok = strtok_r(line, " \n", &save);
-	if (!tok || parse_count_field(tok, &cpu) || cpu >= PCP_MAX_CPUS)
-		return -EINVAL;
-	while ((tok = strtok_r(NULL, " \n", &save))) {
-		if (i == p->nr_names ||
-		    parse_count_field(tok, &p->val[p->nr_cpus][i]))
-			return -EINVAL;
+		return pcp_parse_fail(p->path, lineno, "more than %d CPUs", PCP_MAX_CPUS);
+	while ((tok = strtok_r(NULL, " ", &save))) {
+		if (i == p->nr_names)
+			return pcp_parse_fail(p->path, lineno, "more counts than counters");
+		err = pcp_parse_count(tok, false, &val[i]);
+		if (err)
+			return pcp_parse_fail(p->path, lineno, "%s: '%.24s' is %s",
+					      p->name[i], tok,
+					      err == -ERANGE ? "too large for 64 bits" :
+					      "not a decimal count");
 		i++;
 	}
 	if (i != p->nr_names)
-		return -EINVAL;
+		return pcp_parse_fail(p->path, lineno, "%s: missing", p->name[i]);
 	p->cpu[p->nr_cpus++] = cpu;
 	return 0;
 }
 
-/* The header and rows of a stats_percpu file, or of a snapshot's rest. */
-static int parse_percpu(struct percpu *p, FILE *f)
+/*
+ * The header and rows of a stats_percpu file, or of a snapshot's rest
+ * from line @lineno: 0, or -EINVAL with pcp_parse_error saying where.
+ */
+static int parse_percpu(struct percpu *p, FILE *f, int lineno)
 {
 	char *line = NULL;
 	size_t size = 0;
-	int err = -EINVAL;
+	ssize_t len;
+	int err = 0;
 
 	p->nr_cpus = 0;
-	if (getline(&line, &size, f) > 0 && !parse_names(p, line)) {
-		err = 0;
-		while (!err && getline(&line, &size, f) > 0)
-			err = parse_row(p, line);
+	p->nr_names = 0;
+	while (!err && (len = getline(&line, &size, f)) > 0) {
+		if (line[len - 1] != '\n' || strlen(line) != (size_t)len) {
+			err = pcp_parse_fail(p->path, lineno, line[len - 1] != '\n' ?
+					     "cut short (no newline)" : "holds a NUL byte");
+			break;
+		}
+		line[len - 1] = '\0';
+		err = p->nr_names ? parse_row(p, line, lineno) :
+		      parse_names(p, line, lineno);
+		lineno++;
 	}
 	free(line);
-	return err || !p->nr_cpus ? -EINVAL : 0;
+	if (!err && ferror(f))
+		err = -EIO;
+	if (!err && !p->nr_cpus)
+		err = pcp_parse_fail(p->path, 0, "no CPU rows");
+	return err;
 }
 
 /* stats_percpu now, and which load of the module it is; 0 or -errno. */
@@ -149,22 +186,24 @@ static int read_percpu(struct percpu *p)
 	int err;
 
 	snprintf(p->path, sizeof(p->path), "%s", PERCPU_FILE);
-	f = fopen(p->path, "r");
+	f = pcp_fopen(p->path, "r");
 	if (!f)
 		return -errno;
-	err = fstat(fileno(f), &st) ? -errno : parse_percpu(p, f);
+	err = fstat(fileno(f), &st) ? -errno : parse_percpu(p, f, 1);
 	p->ino = st.st_ino;
 	fclose(f);
 	return err;
 }
 
 /* Whether @cmd can read every CPU's counters; 1 after saying why not. */
-static int need_percpu_file(const char *cmd)
+static int need_percpu_file(const char *what)
 {
-	if (!access(PERCPU_FILE, R_OK))
+	char buf[4096];
+
+	if (!access(pcp_real_path(PERCPU_FILE, buf, sizeof(buf)), R_OK))
 		return 0;
 	fprintf(stderr, "%s: %s needs %s: %s (root reads it, with debugfs mounted)\n",
-		prog, cmd, PERCPU_FILE, strerror(errno));
+		who, what, PERCPU_FILE, strerror(errno));
 	return 1;
 }
 
@@ -173,10 +212,11 @@ static bool same_load(const struct percpu *a, const struct percpu *b)
 	return a->ino == b->ino && !strcmp(a->path, b->path);
 }
 
+/* Every write and the close checked: a full disk is an error. */
 static int save_snapshot(const char *path, const struct percpu *p)
 {
 	FILE *f = fopen(path, "w");
-	int c, i;
+	int c, i, err;
 
 	if (!f)
 		return -errno;
@@ -187,30 +227,55 @@ static int save_snapshot(const char *path, const struct percpu *p)
 	for (c = 0; c < p->nr_cpus; c++) {
 		fprintf(f, "%d", p->cpu[c]);
 		for (i = 0; i < p->nr_names; i++)
-			fprintf(f, " %lld", p->val[c][i]);
+			fprintf(f, " %llu", p->val[c][i]);
 		fputc('\n', f);
 	}
-	return fclose(f) ? -errno : 0;
+	err = fflush(f) || ferror(f) ? -errno : 0;
+	if (fclose(f) && !err)
+		err = -errno;
+	return err ? err : 0;
 }
 
+/*
+ * A snapshot: its header "# pcpctl stats snapshot of PATH inode INO",
+ * then stats_percpu as it was. 0, -errno, or -EINVAL with
+ * pcp_parse_error saying where.
+ */
 static int load_snapshot(const char *path, struct percpu *p)
 {
-	int err = -EINVAL;
-	char nl;
+	char *line = NULL, *ino;
+	size_t size = 0;
+	ssize_t len;
+	int err;
 	FILE *f = fopen(path, "r");
 
 	if (!f)
 		return -errno;
-	if (fscanf(f, SNAPSHOT_HEADER " %255s inode %llu%c", p->path, &p->ino,
-		   &nl) == 3 && nl == '\n')
-		err = parse_percpu(p, f);
+	snprintf(p->path, sizeof(p->path), "%s", path);
+	len = getline(&line, &size, f);
+	err = pcp_parse_fail(path, 1, "not a snapshot of pcpctl stats --save");
+	if (len > 0 && line[len - 1] == '\n' && strlen(line) == (size_t)len &&
+	    !strncmp(line, SNAPSHOT_HEADER " ", strlen(SNAPSHOT_HEADER) + 1)) {
+		line[len - 1] = '\0';
+		ino = strstr(line, " inode ");
+		if (ino && !pcp_parse_count(ino + 7, false, &p->ino) &&
+		    ino - line - strlen(SNAPSHOT_HEADER) - 1 < sizeof(p->path)) {
+			*ino = '\0';
+			err = parse_percpu(p, f, 2);
+			/* the file it was saved from, not the snapshot */
+			snprintf(p->path, sizeof(p->path), "%s",
+				 line + strlen(SNAPSHOT_HEADER) + 1);
+		}
+	}
+	free(line);
 	fclose(f);
 	return err;
 }
 
 /*
- * @now minus @then, CPU by CPU and counter by counter; @then must be of
- * the same load and not later. Says why not and returns -1 otherwise.
+ * @now minus @then, CPU by CPU and counter by counter. @then must be of
+ * the same load, cover every CPU and counter of @now and nothing else,
+ * and be no later. Says why not and returns -1 otherwise.
  */
 static int subtract(struct percpu *now, const struct percpu *then,
 		    const char *path)
@@ -219,29 +284,52 @@ static int subtract(struct percpu *now, const struct percpu *then,
 
 	if (!same_load(now, then)) {
 		fprintf(stderr, "%s: %s: saved from another load of pcpcache (or another of its files); its counters do not count here\n",
-			prog, path);
+			who, path);
 		return -1;
 	}
+	for (i = 0; i < then->nr_names; i++)
+		if (stat_index(now, then->name[i]) < 0) {
+			fprintf(stderr, "%s: %s: counter %s is not the module's\n",
+				who, path, then->name[i]);
+			return -1;
+		}
+	for (t = 0; t < then->nr_cpus; t++)
+		if (cpu_index(now, then->cpu[t]) < 0) {
+			fprintf(stderr, "%s: %s: cpu %d is not the module's\n",
+				who, path, then->cpu[t]);
+			return -1;
+		}
+	for (i = 0; i < now->nr_names; i++)
+		if (stat_index(then, now->name[i]) < 0) {
+			fprintf(stderr, "%s: %s: lacks counter %s; not a snapshot of this module\n",
+				who, path, now->name[i]);
+			return -1;
+		}
+	for (c = 0; c < now->nr_cpus; c++)
+		if (cpu_index(then, now->cpu[c]) < 0) {
+			fprintf(stderr, "%s: %s: lacks cpu %d; not a snapshot of this module\n",
+				who, path, now->cpu[c]);
+			return -1;
+		}
 	for (c = 0; c < now->nr_cpus; c++) {
-		for (t = 0; t < then->nr_cpus && then->cpu[t] != now->cpu[c]; t++)
-			;
+		t = cpu_index(then, now->cpu[c]);
 		for (i = 0; i < now->nr_names; i++) {
 			j = stat_index(then, now->name[i]);
-			if (t < then->nr_cpus && j >= 0)
-				now->val[c][i] -= then->val[t][j];
-			if (now->val[c][i] < 0) {
+			if (now->val[c][i] < then->val[t][j]) {
 				fprintf(stderr, "%s: %s: %s of cpu %d is ahead of the module's; not a snapshot of this load?\n",
-					prog, path, now->name[i], now->cpu[c]);
+					who, path, now->name[i], now->cpu[c]);
 				return -1;
 			}
+			now->val[c][i] -= then->val[t][j];
 		}
 	}
 	return 0;
 }
 
-static double hit_rate(long long hit, long long alloc)
+/* hit / alloc; NAN (printed "-", JSON null) when nothing was allocated. */
+static double hit_rate(unsigned long long hit, unsigned long long alloc)
 {
-	return alloc > 0 ? (double)hit / alloc : 0.0;
+	return alloc ? (double)hit / alloc : NAN;
 }
 
 static bool cpu_counted(const struct percpu *p, int c)
@@ -254,12 +342,6 @@ static bool cpu_counted(const struct percpu *p, int c)
 	return false;
 }
 
-/*
- * The stats file's lines, the counters taken from @p if given (so that
- * --since shows differences) and the rest (cached, held,
- * shrink_longest_us: levels, not counts) as they are now; in @js as an
- * object named @key if given.
- */
 /* The locking design loaded (the lock parameter, readable under lockdown). */
 static const char *lock_design(void)
 {
@@ -268,66 +350,163 @@ static const char *lock_design(void)
 	if (pcp_read_file(PCP_SYSFS "/parameters/lock", lock, sizeof(lock)) <= 0)
 		return "unknown";
 	lock[strcspn(lock, "\n")] = '\0';
+	if (!pcp_name_ok(lock))
+		return "unknown";
 	return lock;
 }
 
+/* A percentage in @width, or "-" in its place. */
+static void print_rate(int width, double rate)
+{
+	if (isnan(rate))
+		printf(" %*s", width, "-");
+	else
+		printf(" %*.1f%%", width - 1, 100 * rate);
+}
+
+/* The total of @name in @p, or "-" (and figure_lost) past 64 bits. */
+static void print_total(int width, const struct percpu *p, const char *name)
+{
+	unsigned long long sum;
+
+	if (percpu_total(p, name, &sum) == -ERANGE) {
+		figure_lost = true;
+		printf(" %*s", width, "-");
+	} else {
+		printf(" %*llu", width, sum);
+	}
+}
+
+static void json_total(struct json *js, const struct percpu *p, const char *name)
+{
+	unsigned long long sum;
+
+	if (percpu_total(p, name, &sum) == -ERANGE) {
+		figure_lost = true;
+		json_num(js, name, NAN);
+	} else {
+		json_uint(js, name, sum);
+	}
+}
+
+/* Width of the first column: the longest name, at least 16. */
+static int name_width(const struct pcp_stats *st, const struct percpu *p)
+{
+	size_t w = 16;
+	int i;
+
+	for (i = 0; st && i < st->nr; i++)
+		w = strlen(st->name[i]) > w ? strlen(st->name[i]) : w;
+	for (i = 0; p && i < p->nr_names; i++)
+		w = strlen(p->name[i]) > w ? strlen(p->name[i]) : w;
+	return w;
+}
+
+/* Alloc and alloc_hit over @p's CPUs, or the stats file's. */
+static double total_hit_rate(const struct pcp_stats *st, const struct percpu *p)
+{
+	unsigned long long alloc, hit;
+
+	if (!p) {
+		if (pcp_stat(st, "alloc") < 0 || pcp_stat(st, "alloc_hit") < 0)
+			return NAN;
+		return hit_rate(pcp_stat(st, "alloc_hit"), pcp_stat(st, "alloc"));
+	}
+	if (percpu_total(p, "alloc", &alloc) || percpu_total(p, "alloc_hit", &hit))
+		return NAN;
+	return hit_rate(hit, alloc);
+}
+
+/*
+ * The stats file's lines, the counters taken from @p if given (so that
+ * --since shows differences) and the rest (cached, held,
+ * shrink_longest_us: levels, not counts) as they are now; in @js as an
+ * object named @key if given.
+ */
 static void print_totals(const struct pcp_stats *st, const struct percpu *p,
 			 struct json *js, const char *key)
 {
-	long long val, alloc = p ? percpu_total(p, "alloc") : pcp_stat(st, "alloc"),
-		  hit = p ? percpu_total(p, "alloc_hit") : pcp_stat(st, "alloc_hit");
-	double rate = hit_rate(hit, alloc);
-	int i;
+	double rate = total_hit_rate(st, p);
+	int i, w = name_width(st, p);
+	bool from_p;
 
 	if (js)
 		json_begin(js, key, '{');
 	for (i = 0; i < st->nr; i++) {
-		val = p && stat_index(p, st->name[i]) >= 0 ?
-		      percpu_total(p, st->name[i]) : st->value[i];
-		if (js)
-			json_int(js, st->name[i], val);
+		from_p = p && stat_index(p, st->name[i]) >= 0;
+		if (js && from_p)
+			json_total(js, p, st->name[i]);
+		else if (js && pcp_stat_signed(st->name[i]))
+			json_int(js, st->name[i], (long long)st->value[i]);
+		else if (js)
+			json_uint(js, st->name[i], st->value[i]);
+		else if (from_p) {
+			printf("%-*s", w, st->name[i]);
+			print_total(20, p, st->name[i]);
+			putchar('\n');
+		} else if (pcp_stat_signed(st->name[i]))
+			printf("%-*s %20lld\n", w, st->name[i], (long long)st->value[i]);
 		else
-			printf("%-16s %14lld\n", st->name[i], val);
+			printf("%-*s %20llu\n", w, st->name[i], st->value[i]);
 	}
 	if (js) {
 		json_num(js, "hit_rate", rate);
 		json_str(js, "lock", lock_design());
 		json_end(js, '}');
 	} else {
-		printf("%-16s %13.1f%%\n", "hit_rate", 100 * rate);
-		printf("%-16s %14s\n", "lock", lock_design());
+		printf("%-*s", w, "hit_rate");
+		print_rate(20, rate);
+		printf("\n%-*s %20s\n", w, "lock", lock_design());
 	}
+}
+
+/* The width of the @c-th CPU's column: its head and its longest count. */
+static int cpu_width(const struct percpu *p, int c)
+{
+	char buf[24];
+	int i, w = snprintf(buf, sizeof(buf), "cpu%d", p->cpu[c]), n;
+
+	w = w < 7 ? 7 : w;
+	for (i = 0; i < p->nr_names; i++) {
+		n = snprintf(buf, sizeof(buf), "%llu", p->val[c][i]);
+		w = n > w ? n : w;
+	}
+	return w;
 }
 
 /* Counters down, CPUs across, like /proc/interrupts; idle CPUs left out. */
 static void print_per_cpu_table(const struct percpu *p)
 {
 	int c, i, hit = stat_index(p, "alloc_hit"), alloc = stat_index(p, "alloc");
+	int w = name_width(NULL, p);
+	static int width[PCP_MAX_CPUS];
 	char head[16];
 
-	printf("%-16s", "");
+	printf("%-*s", w, "");
 	for (c = 0; c < p->nr_cpus; c++) {
 		if (!cpu_counted(p, c))
 			continue;
+		width[c] = cpu_width(p, c);
 		snprintf(head, sizeof(head), "cpu%d", p->cpu[c]);
-		printf(" %12s", head);
+		printf(" %*s", width[c], head);
 	}
-	printf(" %14s\n", "total");
+	printf(" %20s\n", "total");
 	for (i = 0; i < p->nr_names; i++) {
-		printf("%-16s", p->name[i]);
+		printf("%-*s", w, p->name[i]);
 		for (c = 0; c < p->nr_cpus; c++)
 			if (cpu_counted(p, c))
-				printf(" %12lld", p->val[c][i]);
-		printf(" %14lld\n", percpu_total(p, p->name[i]));
+				printf(" %*llu", width[c], p->val[c][i]);
+		print_total(20, p, p->name[i]);
+		putchar('\n');
 	}
 	if (hit < 0 || alloc < 0)
 		return;
-	printf("%-16s", "hit_rate");
+	printf("%-*s", w, "hit_rate");
 	for (c = 0; c < p->nr_cpus; c++)
 		if (cpu_counted(p, c))
-			printf(" %11.1f%%", 100 * hit_rate(p->val[c][hit], p->val[c][alloc]));
-	printf(" %13.1f%%\n", 100 * hit_rate(percpu_total(p, "alloc_hit"),
-					     percpu_total(p, "alloc")));
+			print_rate(width[c], hit_rate(p->val[c][hit], p->val[c][alloc]));
+	print_rate(20, total_hit_rate(NULL, p));
+	putchar('\n');
 }
 
 /* {"cpus": [{"cpu": N, counters..., "hit_rate": R}, ...], "total": {...}} */
@@ -343,7 +522,7 @@ static void print_per_cpu_json(const struct pcp_stats *st, const struct percpu *
 		json_begin(&js, NULL, '{');
 		json_int(&js, "cpu", p->cpu[c]);
 		for (i = 0; i < p->nr_names; i++)
-			json_int(&js, p->name[i], p->val[c][i]);
+			json_uint(&js, p->name[i], p->val[c][i]);
 		if (hit >= 0 && alloc >= 0)
 			json_num(&js, "hit_rate",
 				 hit_rate(p->val[c][hit], p->val[c][alloc]));
@@ -352,6 +531,26 @@ static void print_per_cpu_json(const struct pcp_stats *st, const struct percpu *
 	json_end(&js, ']');
 	print_totals(st, p, &js, "total");
 	json_end(&js, '}');
+}
+
+/* Why the counters could not be read, on one line. */
+static void counters_error(int err)
+{
+	if (err == -EINVAL)
+		fprintf(stderr, "%s: %s\n", who, pcp_parse_error);
+	else
+		fprintf(stderr, "%s: cannot read the counters: %s\n", who,
+			strerror(-err));
+}
+
+/* 1 after saying so when a figure was shown as "-" for want of bits. */
+static int figures_shown(void)
+{
+	if (!figure_lost)
+		return 0;
+	fprintf(stderr, "%s: a total does not fit in 64 bits; shown as -\n",
+		who);
+	return 1;
 }
 
 static const char stats_help[] =
@@ -373,30 +572,9 @@ static const char stats_help[] =
 	"The module never resets its counters: the books need them whole.\n"
 	"--per-cpu, --save and --since read debugfs: root, debugfs mounted.\n";
 
-/*
- * getopt_long() with its own complaints off, so that every error is one
- * line: which argument, and where to read more.
- */
-static int next_option(int argc, char **argv, const struct option *longopts)
-{
-	int opt;
-
-	opterr = 0;
-	/* options may follow the operands ("watch 1 --per-cpu"), as pcpctl(8) says */
-	opt = getopt_long(argc, argv, "h", longopts, NULL);
-	if (opt == '?' && optopt && optopt != '?')
-		/* a short one, maybe inside a group ("-xh"): name it alone */
-		fprintf(stderr, "%s: %s: bad option '-%c' (unknown, or its value is missing); see %s %s --help\n",
-			prog, argv[0], optopt, prog, argv[0]);
-	else if (opt == '?')
-		fprintf(stderr, "%s: %s: bad option '%s' (unknown, or its value is missing); see %s %s --help\n",
-			prog, argv[0], argv[optind - 1], prog, argv[0]);
-	return opt;
-}
-
 static void stats_usage(void)
 {
-	fprintf(stderr, "usage: %s stats [--per-cpu] [--json] [--since FILE] | --save FILE\n",
+	fprintf(stderr, "%s: usage: %s stats [--per-cpu] [--json] [--since FILE] | --save FILE\n", who,
 		prog);
 }
 
@@ -444,28 +622,29 @@ int cmd_stats(int argc, char **argv)
 	}
 	/* only the totals: stats, readable wherever pcpcache's files are */
 	cpus = per_cpu || since || save;
-	if (need_pcpcache() || (cpus && need_percpu_file("stats --per-cpu, --save and --since")))
+	if (need_pcpcache() || (cpus && need_percpu_file("--per-cpu, --save and --since")))
 		return 1;
 	err = cpus ? read_percpu(&now) : 0;
 	if (!err && !save)
 		err = pcp_read_stats(&st);
 	if (err) {
-		fprintf(stderr, "%s: cannot read the counters: %s\n", prog,
-			strerror(-err));
+		counters_error(err);
 		return 1;
 	}
 	if (save) {
 		err = save_snapshot(save, &now);
 		if (err)
-			fprintf(stderr, "%s: %s: %s\n", prog, save, strerror(-err));
+			fprintf(stderr, "%s: %s: %s\n", who, save, strerror(-err));
 		return err ? 1 : 0;
 	}
 	if (since) {
 		err = load_snapshot(since, &then);
 		if (err) {
-			fprintf(stderr, "%s: %s: %s\n", prog, since,
-				err == -EINVAL ? "not a snapshot of pcpctl stats --save" :
-				strerror(-err));
+			if (err == -EINVAL)
+				fprintf(stderr, "%s: %s\n", who, pcp_parse_error);
+			else
+				fprintf(stderr, "%s: %s: %s\n", who, since,
+					strerror(-err));
 			return 1;
 		}
 		if (subtract(&now, &then, since))
@@ -481,7 +660,7 @@ int cmd_stats(int argc, char **argv)
 	} else {
 		print_totals(&st, cpus ? &now : NULL, NULL, NULL);
 	}
-	return 0;
+	return figures_shown();
 }
 
 /* The online CPUs, a bitmap read from "0-3,6"; 0 or -1. */
@@ -517,21 +696,56 @@ static const char * const watch_per_cpu[] = {
 	"alloc_hit", "alloc_miss", "refill", "drain", "free",
 };
 
-/* One line of rates of the totals, and the pages cached now. */
-static void watch_line(const struct pcp_stats *prev, const struct pcp_stats *now,
-		       double secs, unsigned int line)
+/*
+ * A rate from two readings of a counter, in the counters' own type; a
+ * counter that went back means the module was loaded again: -1.
+ */
+static int rate(unsigned long long prev, unsigned long long now, double secs,
+		double *val)
 {
+	if (now < prev)
+		return -1;
+	*val = (now - prev) / secs;
+	return 0;
+}
+
+/* Line @name of the stats file in its own type; false when it has none. */
+static bool stat_value(const struct pcp_stats *st, const char *name,
+		       unsigned long long *val)
+{
+	int i;
+
+	for (i = 0; i < st->nr; i++)
+		if (!strcmp(st->name[i], name)) {
+			*val = st->value[i];
+			return true;
+		}
+	return false;
+}
+
+/* One line of rates of the totals, and the pages cached now; -1: reloaded. */
+static int watch_line(const struct pcp_stats *prev, const struct pcp_stats *now,
+		      double secs, unsigned int line)
+{
+	unsigned long long a, b, cached = 0;
+	double val[ARRAY_SIZE(watch_totals)];
 	unsigned int i;
 
+	for (i = 0; i < ARRAY_SIZE(watch_totals); i++)
+		if (!stat_value(prev, watch_totals[i], &a) ||
+		    !stat_value(now, watch_totals[i], &b) ||
+		    rate(a, b, secs, &val[i]))
+			return -1;
+	stat_value(now, "cached", &cached);
 	if (line % WATCH_HEADER_EVERY == 0) {
 		for (i = 0; i < ARRAY_SIZE(watch_totals); i++)
 			printf("%12s", watch_totals[i]);
 		printf("%12s\n", "cached");
 	}
 	for (i = 0; i < ARRAY_SIZE(watch_totals); i++)
-		printf("%12.0f", (pcp_stat(now, watch_totals[i]) -
-				  pcp_stat(prev, watch_totals[i])) / secs);
-	printf("%12lld\n", pcp_stat(now, "cached"));
+		printf("%12.0f", val[i]);
+	printf("%12llu\n", cached);
+	return 0;
 }
 
 /* The pages each CPU caches now (both lists), from pagesets. */
@@ -550,13 +764,17 @@ static int read_cached(long long cached[PCP_MAX_CPUS])
 	return 0;
 }
 
-/* Counter @name of the @c-th CPU per second between two readings. */
-static double cpu_rate(const struct percpu *prev, const struct percpu *now,
-		       int c, const char *name, double secs)
+/*
+ * Counter @name of the @c-th CPU per second between two readings (the
+ * same load: same CPUs and counters); -1 when it went back.
+ */
+static int cpu_rate(const struct percpu *prev, const struct percpu *now,
+		    int c, const char *name, double secs, double *val)
 {
 	int i = stat_index(now, name);
 
-	return i < 0 ? 0 : (now->val[c][i] - prev->val[c][i]) / secs;
+	*val = 0;
+	return i < 0 ? 0 : rate(prev->val[c][i], now->val[c][i], secs, val);
 }
 
 /* A block of rates: one line per online CPU, then all of them. */
@@ -565,29 +783,40 @@ static int watch_block(const struct percpu *prev, const struct percpu *now,
 {
 	static unsigned long long online[PCP_MAX_CPUS / 64];
 	static long long cached[PCP_MAX_CPUS];
+	double val[ARRAY_SIZE(watch_per_cpu)], all[ARRAY_SIZE(watch_per_cpu)] = { 0 };
 	long long all_cached = 0;
 	unsigned int i;
 	int c;
 
-	if (read_online(online) || read_cached(cached))
+	if (read_online(online) || read_cached(cached)) {
+		fprintf(stderr, "%s: cannot read the online CPUs or the pagesets\n",
+			who);
 		return -1;
+	}
 	printf("%5s", "cpu");
 	for (i = 0; i < ARRAY_SIZE(watch_per_cpu); i++)
 		printf("%12s", watch_per_cpu[i]);
 	printf("%12s\n", "cached");
 	for (c = 0; c < now->nr_cpus; c++) {
 		all_cached += cached[now->cpu[c]];
+		for (i = 0; i < ARRAY_SIZE(watch_per_cpu); i++) {
+			if (cpu_rate(prev, now, c, watch_per_cpu[i], secs, &val[i])) {
+				fprintf(stderr, "%s: %s of cpu %d went back: pcpcache was loaded again\n",
+					who, watch_per_cpu[i], now->cpu[c]);
+				return -1;
+			}
+			all[i] += val[i];
+		}
 		if (!in_set(online, now->cpu[c]))
 			continue;
 		printf("%5d", now->cpu[c]);
 		for (i = 0; i < ARRAY_SIZE(watch_per_cpu); i++)
-			printf("%12.0f", cpu_rate(prev, now, c, watch_per_cpu[i], secs));
+			printf("%12.0f", val[i]);
 		printf("%12lld\n", cached[now->cpu[c]]);
 	}
 	printf("%5s", "all");
 	for (i = 0; i < ARRAY_SIZE(watch_per_cpu); i++)
-		printf("%12.0f", (percpu_total(now, watch_per_cpu[i]) -
-				  percpu_total(prev, watch_per_cpu[i])) / secs);
+		printf("%12.0f", all[i]);
 	printf("%12lld\n\n", all_cached);
 	return 0;
 }
@@ -605,7 +834,7 @@ static const char watch_help[] =
 
 static void watch_usage(void)
 {
-	fprintf(stderr, "usage: %s watch [--per-cpu] [INTERVAL [COUNT]]\n", prog);
+	fprintf(stderr, "%s: usage: %s watch [--per-cpu] [INTERVAL [COUNT]]\n", who, prog);
 }
 
 /* What watch shows, read at one moment: stats, and each CPU's counters. */
@@ -661,29 +890,39 @@ int cmd_watch(int argc, char **argv)
 	if (optind + 1 < argc && parse_uint_arg("watch: COUNT", argv[optind + 1],
 						1, UINT_MAX, &count))
 		return 2;
-	if (need_pcpcache() || (per_cpu && need_percpu_file("watch --per-cpu")))
+	if (need_pcpcache() || (per_cpu && need_percpu_file("--per-cpu")))
 		return 1;
 	nap.tv_sec = interval;
 	nap.tv_nsec = (interval - nap.tv_sec) * 1e9;
-	if (watch_read(prev, per_cpu)) {
-		fprintf(stderr, "%s: cannot read pcpcache's counters\n", prog);
+	err = watch_read(prev, per_cpu);
+	if (err) {
+		counters_error(err);
 		return 1;
 	}
 	for (line = 0; !count || line < count; line++) {
 		nanosleep(&nap, NULL);
 		err = watch_read(now, per_cpu);
+		if (err == -EINVAL) {
+			counters_error(err);
+			return 1;
+		}
 		if (!err && per_cpu && !same_load(&now->cpus, &prev->cpus))
 			err = -ESTALE;
 		if (err) {
-			fprintf(stderr, "%s: pcpcache went away\n", prog);
+			fprintf(stderr, "%s: pcpcache went away (or was loaded again)\n",
+				who);
 			return 1;
 		}
 		secs = seconds_between(&prev->when, &now->when);
 		if (per_cpu && watch_block(&prev->cpus, &now->cpus, secs))
 			return 1;
-		if (!per_cpu)
-			watch_line(&prev->st, &now->st, secs, line);
-		fflush(stdout);
+		if (!per_cpu && watch_line(&prev->st, &now->st, secs, line)) {
+			fprintf(stderr, "%s: a counter went back: pcpcache was loaded again\n",
+				who);
+			return 1;
+		}
+		if (fflush(stdout))
+			return 1;
 		tmp = prev;
 		prev = now;
 		now = tmp;

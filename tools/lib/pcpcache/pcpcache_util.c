@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <regex.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -21,6 +22,81 @@
 #include "pcpcache_util.h"
 
 const char *pcp_dir = PCP_DIR;
+char pcp_parse_error[320];
+
+/*
+ * PCPCACHE_TEST_ROOT, for host tests only: a directory that stands in for
+ * "/" wherever the module's and the kernel's files are opened (sysfs,
+ * debugfs, /proc), so that a test can run every command against files it
+ * wrote. Paths a user names (snapshots, CSV and plot folders) are not
+ * moved. Returns @path itself when the variable is unset or empty.
+ */
+const char *pcp_real_path(const char *path, char *buf, size_t size)
+{
+	const char *root = getenv("PCPCACHE_TEST_ROOT");
+
+	if (!root || !*root || path[0] != '/')
+		return path;
+	if ((size_t)snprintf(buf, size, "%s%s", root, path) >= size)
+		return "/nonexistent/path too long for PCPCACHE_TEST_ROOT";
+	return buf;
+}
+
+/* open(2) of a module's or kernel's file, close-on-exec; fd or -1. */
+int pcp_open(const char *path, int flags)
+{
+	char buf[4096];
+
+	return open(pcp_real_path(path, buf, sizeof(buf)), flags | O_CLOEXEC);
+}
+
+/* fopen(3) of a module's or kernel's file, close-on-exec. */
+FILE *pcp_fopen(const char *path, const char *mode)
+{
+	char buf[4096], m[8];
+
+	snprintf(m, sizeof(m), "%se", mode);
+	return fopen(pcp_real_path(path, buf, sizeof(buf)), m);
+}
+
+/* A counter's or column's name as the module writes them: [a-z0-9_]. */
+bool pcp_name_ok(const char *s)
+{
+	size_t len = strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_");
+
+	return len && len <= PCP_NAME_MAX && !s[len];
+}
+
+/*
+ * A decimal count with nothing around it, no sign (but '-' where
+ * @is_signed), no leading '+' or space, in 64 bits (signed ones in 63):
+ * 0, or -EINVAL (not a number) or -ERANGE (too large).
+ */
+int pcp_parse_count(const char *s, bool is_signed, unsigned long long *val)
+{
+	const char *digits = is_signed && *s == '-' ? s + 1 : s;
+	char *end;
+
+	if (*digits < '0' || *digits > '9')
+		return -EINVAL;
+	errno = 0;
+	if (is_signed) {
+		long long v = strtoll(s, &end, 10);
+
+		*val = (unsigned long long)v;
+	} else {
+		*val = strtoull(s, &end, 10);
+	}
+	if (*end)
+		return -EINVAL;
+	return errno == ERANGE ? -ERANGE : 0;
+}
+
+/* The one line of stats that can be negative: a level, not a count. */
+bool pcp_stat_signed(const char *name)
+{
+	return !strcmp(name, "held");
+}
 
 /* The testing tools that only debugfs has. */
 static bool pcp_debugfs_only(const char *file)
@@ -54,15 +130,16 @@ int pcp_run(const char *fmt, ...)
 bool pcp_exists(const char *path)
 {
 	struct stat st;
+	char buf[4096];
 
-	return stat(path, &st) == 0;
+	return stat(pcp_real_path(path, buf, sizeof(buf)), &st) == 0;
 }
 
 bool pcp_debugfs_mounted(void)
 {
 	char line[512];
 	bool found = false;
-	FILE *f = fopen("/proc/mounts", "r");
+	FILE *f = pcp_fopen("/proc/mounts", "r");
 
 	if (!f)
 		return false;
@@ -95,7 +172,7 @@ ssize_t pcp_read_file(const char *path, char *buf, size_t size)
 	char more;
 	int fd;
 
-	fd = open(path, O_RDONLY);
+	fd = pcp_open(path, O_RDONLY);
 	if (fd < 0)
 		return -errno;
 	/* to its end: a seq_file gives a page or so a read() */
@@ -123,7 +200,7 @@ int pcp_write_file_len(const char *path, const char *buf, size_t len)
 	ssize_t n;
 	int fd, err = 0;
 
-	fd = open(path, O_WRONLY);
+	fd = pcp_open(path, O_WRONLY);
 	if (fd < 0)
 		return -errno;
 	n = write(fd, buf, len);
@@ -172,23 +249,90 @@ int pcp_read_long(const char *file, long *val)
 	return 0;
 }
 
+/*
+ * Say why @path's line @line (0: the file as a whole) was refused, in
+ * pcp_parse_error; -EINVAL.
+ */
+int pcp_parse_fail(const char *path, int line, const char *fmt, ...)
+{
+	int len = snprintf(pcp_parse_error, sizeof(pcp_parse_error),
+			   line ? "%s line %d: " : "%s: ", path, line);
+	va_list ap;
+
+	if (len < 0 || (size_t)len >= sizeof(pcp_parse_error))
+		return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(pcp_parse_error + len, sizeof(pcp_parse_error) - len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/*
+ * The next line of @text, at *@pos, NUL-terminated in place; NULL at the
+ * end. A last line without its newline is a file cut short: *@cut.
+ */
+char *pcp_next_line(char *text, size_t *pos, bool *cut)
+{
+	char *line = text + *pos, *nl;
+
+	if (!*line)
+		return NULL;
+	nl = strchr(line, '\n');
+	if (!nl) {
+		*cut = true;
+		*pos += strlen(line);
+	} else {
+		*nl = '\0';
+		*pos = nl + 1 - text;
+	}
+	return line;
+}
+
+/*
+ * The stats file, every line "NAME VALUE" and nothing else: 0, -errno,
+ * or -EINVAL with pcp_parse_error naming the line.
+ */
 int pcp_read_stats(struct pcp_stats *st)
 {
-	char line[128], path[256];
-	FILE *f;
+	char path[256], text[8192], *line, *sp;
+	bool cut = false;
+	size_t pos = 0;
+	ssize_t n;
+	int i, nr = 0, err;
 
 	pcp_path(path, sizeof(path), "stats");
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
+	n = pcp_read_file(path, text, sizeof(text));
+	if (n < 0)
+		return n == -EFBIG ? pcp_parse_fail(path, 0, "longer than %zu bytes",
+						 sizeof(text) - 1) : n;
+	if (memchr(text, '\0', n))
+		return pcp_parse_fail(path, 0, "holds a NUL byte");
 	st->nr = 0;
-	while (st->nr < PCP_MAX_STATS && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%31s %lld", st->name[st->nr],
-			   &st->value[st->nr]) == 2)
-			st->nr++;
+	while ((line = pcp_next_line(text, &pos, &cut))) {
+		nr++;
+		if (cut)
+			return pcp_parse_fail(path, nr, "cut short (no newline)");
+		sp = strchr(line, ' ');
+		if (!sp)
+			return pcp_parse_fail(path, nr, "not NAME VALUE");
+		*sp = '\0';
+		if (!pcp_name_ok(line))
+			return pcp_parse_fail(path, nr, "not a counter's name (a-z, 0-9, _; at most %d)",
+					   PCP_NAME_MAX);
+		for (i = 0; i < st->nr; i++)
+			if (!strcmp(st->name[i], line))
+				return pcp_parse_fail(path, nr, "%s again", line);
+		if (st->nr == PCP_MAX_STATS)
+			return pcp_parse_fail(path, nr, "more than %d lines", PCP_MAX_STATS);
+		err = pcp_parse_count(sp + 1, pcp_stat_signed(line),
+				      &st->value[st->nr]);
+		if (err)
+			return pcp_parse_fail(path, nr, "%s: '%.24s' is %s", line, sp + 1,
+					   err == -ERANGE ? "too large for 64 bits" :
+					   "not a decimal count");
+		strcpy(st->name[st->nr++], line);
 	}
-	fclose(f);
-	return st->nr ? 0 : -EINVAL;
+	return st->nr ? 0 : pcp_parse_fail(path, 0, "empty");
 }
 
 /* A counter by name; -1 when the stats file has no such line. */
@@ -198,7 +342,7 @@ long long pcp_stat(const struct pcp_stats *st, const char *name)
 
 	for (i = 0; i < st->nr; i++)
 		if (!strcmp(st->name[i], name))
-			return st->value[i];
+			return (long long)st->value[i];
 	return -1;
 }
 
@@ -247,7 +391,7 @@ long pcp_meminfo_kb(const char *key)
 {
 	char line[128], name[64];
 	long val = -1, v;
-	FILE *f = fopen("/proc/meminfo", "r");
+	FILE *f = pcp_fopen("/proc/meminfo", "r");
 
 	if (!f)
 		return -1;
@@ -279,54 +423,95 @@ static long *pageset_field(struct pcp_pageset *s, const char *name)
 	return NULL;
 }
 
+#define PAGESETS_MAX_COLS	16
+
 /*
- * Parse the pagesets file, whose header names its columns ("cpu" first);
- * the number of CPUs read, or -errno. Columns it does not have are -1.
+ * Parse the pagesets file, whose header names its columns ("cpu" first):
+ * the number of CPUs read, or -errno (-EINVAL with pcp_parse_error naming
+ * the line). Columns it does not have are -1.
  */
 int pcp_read_pagesets(struct pcp_pageset *sets, int max)
 {
-	char line[512], cols[16][16], path[256], *tok, *save;
-	int nr = 0, ncols = 0, i;
-	FILE *f;
+	size_t size = (size_t)(PCP_MAX_CPUS + 1) * 256, pos = 0;
+	char cols[PAGESETS_MAX_COLS][PCP_NAME_MAX + 1], path[256];
+	char *text, *line, *tok, *save;
+	int nr = 0, ncols = 0, i, j, err = 0, lineno = 1;
+	bool cut = false;
+	ssize_t n;
 
 	pcp_path(path, sizeof(path), "pagesets");
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	if (!fgets(line, sizeof(line), f)) {
-		fclose(f);
-		return -EINVAL;
+	text = malloc(size);
+	if (!text)
+		return -ENOMEM;
+	n = pcp_read_file(path, text, size);
+	if (n < 0) {
+		err = n == -EFBIG ? pcp_parse_fail(path, 0, "longer than %zu bytes", size - 1) : n;
+		goto out;
 	}
-	for (tok = strtok_r(line, " \n", &save); tok && ncols < 16;
-	     tok = strtok_r(NULL, " \n", &save))
-		snprintf(cols[ncols++], sizeof(cols[0]), "%s", tok);
+	if (memchr(text, '\0', n)) {
+		err = pcp_parse_fail(path, 0, "holds a NUL byte");
+		goto out;
+	}
+	line = pcp_next_line(text, &pos, &cut);
+	if (!line || cut) {
+		err = pcp_parse_fail(path, 0, "no header line");
+		goto out;
+	}
+	for (tok = strtok_r(line, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		if (ncols == PAGESETS_MAX_COLS || !pcp_name_ok(tok)) {
+			err = pcp_parse_fail(path, 1, "'%.24s' is not a column's name", tok);
+			goto out;
+		}
+		for (j = 0; j < ncols; j++)
+			if (!strcmp(cols[j], tok)) {
+				err = pcp_parse_fail(path, 1, "column %s again", tok);
+				goto out;
+			}
+		strcpy(cols[ncols++], tok);
+	}
 	if (!ncols || strcmp(cols[0], "cpu")) {
-		fclose(f);
-		return -EINVAL;
+		err = pcp_parse_fail(path, 1, "the header does not begin with cpu");
+		goto out;
 	}
-	while (nr < max && fgets(line, sizeof(line), f)) {
+	while ((line = pcp_next_line(text, &pos, &cut))) {
 		struct pcp_pageset *s = &sets[nr];
+		unsigned long long v;
 		long *field;
-		char *end;
 
+		lineno++;
+		if (cut || nr == max) {
+			err = pcp_parse_fail(path, lineno, cut ? "cut short (no newline)" :
+					  "more than %d CPUs", max);
+			goto out;
+		}
 		memset(s, 0xff, sizeof(*s));
-		tok = strtok_r(line, " \n", &save);
-		for (i = 0; i < ncols; i++, tok = strtok_r(NULL, " \n", &save)) {
-			long v = tok ? strtol(tok, &end, 10) : 0;
-
-			if (!tok || *end) {
-				fclose(f);
-				return -EINVAL;
+		tok = strtok_r(line, " ", &save);
+		for (i = 0; i < ncols; i++, tok = strtok_r(NULL, " ", &save)) {
+			if (!tok || pcp_parse_count(tok, false, &v) || v > LONG_MAX ||
+			    (!i && v >= PCP_MAX_CPUS)) {
+				err = pcp_parse_fail(path, lineno, "%s: %s", cols[i],
+						  tok ? "not a count" : "missing");
+				goto out;
 			}
 			if (!i)
 				s->cpu = v;
 			else if ((field = pageset_field(s, cols[i])))
 				*field = v;
 		}
+		if (tok) {
+			err = pcp_parse_fail(path, lineno, "more values than columns");
+			goto out;
+		}
+		for (j = 0; j < nr; j++)
+			if (sets[j].cpu == s->cpu) {
+				err = pcp_parse_fail(path, lineno, "cpu %d again", s->cpu);
+				goto out;
+			}
 		nr++;
 	}
-	fclose(f);
-	return nr;
+out:
+	free(text);
+	return err ? err : nr;
 }
 
 /* (Re)load pcpcache with @params; modprobe's exit status. */
@@ -373,7 +558,7 @@ int pcp_leave_cpu(int cpu)
 
 int pcp_open_user(void)
 {
-	int fd = open(PCPCACHE_USER_FILE, O_RDWR | O_CLOEXEC);
+	int fd = pcp_open(PCPCACHE_USER_FILE, O_RDWR);
 
 	return fd < 0 ? -errno : fd;
 }
@@ -381,7 +566,7 @@ int pcp_open_user(void)
 /* /dev/pcpcache, to map; the file descriptor, or -errno. */
 int pcp_open_device(void)
 {
-	int fd = open(PCPCACHE_DEVICE, O_RDWR | O_CLOEXEC);
+	int fd = pcp_open(PCPCACHE_DEVICE, O_RDWR);
 
 	return fd < 0 ? -errno : fd;
 }
@@ -527,7 +712,7 @@ long pcp_free_to_process_kb(void)
 	bool zone = false;
 	FILE *f;
 
-	f = fopen("/proc/zoneinfo", "r");
+	f = pcp_fopen("/proc/zoneinfo", "r");
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {

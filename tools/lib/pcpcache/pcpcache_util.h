@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <linux/pcpcache.h>
 
@@ -23,11 +24,18 @@
 #define PCP_DEFAULT_KNOBS \
 	"batch=63 high=378 cold_batch=31 cold_high=126 high_min=378 high_max=1134"
 
-/* The counters of the stats file, by name. */
+/* The longest name of a counter, NUL aside. */
+#define PCP_NAME_MAX	31
+
+/*
+ * The lines of the stats file, by name, in the module's own type: an
+ * unsigned long, 64 bits on every kernel we target. "held" alone is
+ * signed (pcp_stat_signed()); it is kept as the same 64 bits.
+ */
 struct pcp_stats {
 	int nr;
-	char name[PCP_MAX_STATS][32];
-	long long value[PCP_MAX_STATS];
+	char name[PCP_MAX_STATS][PCP_NAME_MAX + 1];
+	unsigned long long value[PCP_MAX_STATS];
 };
 
 #define PCP_NR_ORDERS	(PCPCACHE_MAX_ORDER + 1)
@@ -51,6 +59,21 @@ struct pcp_pageset {
  */
 extern const char *pcp_dir;
 
+/*
+ * Why the last reader below refused a file it could read: "PATH line N:
+ * what", for an error message. Set when one returns -EINVAL.
+ */
+extern char pcp_parse_error[320];
+
+int pcp_parse_fail(const char *path, int line, const char *fmt, ...)
+	__printf(3, 4);
+char *pcp_next_line(char *text, size_t *pos, bool *cut);
+const char *pcp_real_path(const char *path, char *buf, size_t size);
+int pcp_open(const char *path, int flags);
+FILE *pcp_fopen(const char *path, const char *mode);
+bool pcp_name_ok(const char *s);
+int pcp_parse_count(const char *s, bool is_signed, unsigned long long *val);
+bool pcp_stat_signed(const char *name);
 int pcp_run(const char *fmt, ...) __printf(1, 2);
 long long pcp_log_mark(void);
 int pcp_log_grep(long long mark, const char *fmt, ...) __printf(2, 3);
