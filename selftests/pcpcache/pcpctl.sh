@@ -199,7 +199,7 @@ check "without debugfs: the controls through sysfs; stress says what it lacks" s
 	out=$(pcpctl stress --seconds 1 2>&1); rc=$?
 	mount -t debugfs debugfs /sys/kernel/debug
 	echo "$out"
-	test $ok = 0 && test $rc = 1 && echo "$out" | grep -q "stress needs /sys/kernel/debug/pcpcache/user"'
+	test $ok = 0 && test $rc = 1 && echo "$out" | grep -q "^pcpctl: stress: needs /sys/kernel/debug/pcpcache/user"'
 check "... and back: set puts single mode and the defaults" \
 	pcpctl set mode=single batch=63 high=378
 check "drain empties the magazines" sh -c 'pcpctl drain && grep -qx "cached 0" '$D'/stats'
