@@ -447,8 +447,10 @@ int main(int argc, char **argv)
 		printf("%s %s\n", prog, PCPCACHE_VERSION);
 		return stdout_written(0);
 	}
-	if (!strcmp(argv[1], "help"))
+	if (!strcmp(argv[1], "help")) {
+		who = "pcpctl: help";
 		return stdout_written(cmd_help(argc - 1, argv + 1));
+	}
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(argv[1], commands[i].name)) {
 			snprintf(name, sizeof(name), "%s: %s", prog, commands[i].name);
