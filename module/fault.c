@@ -58,24 +58,31 @@
  */
 struct pcpcache_region {
 	refcount_t vmas;
+	struct mm_struct *mm;		/* charged; the VMAs' own */
 	unsigned long nr_pages;
 	struct page *pages[];
 };
 
-/* Reserve room for @nr_pages against the limits of the user file. */
-static struct pcpcache_region *region_create(unsigned long nr_pages)
+/*
+ * Reserve room for @nr_pages against the limits of the user file, charged
+ * to @mm as the user file charges its opener (user.c): the whole region
+ * at once, as it may all be faulted in.
+ */
+static struct pcpcache_region *region_create(struct mm_struct *mm,
+					     unsigned long nr_pages)
 {
 	struct pcpcache_region *region;
 
 	if (nr_pages > pcpcache_user_max_pages() ||
-	    pcpcache_user_charge(nr_pages))
+	    pcpcache_user_charge(mm, nr_pages))
 		return ERR_PTR(-ENOMEM);
 	region = kvzalloc(struct_size(region, pages, nr_pages), GFP_KERNEL);
 	if (!region) {
-		pcpcache_user_uncharge(nr_pages);
+		pcpcache_user_uncharge(mm, nr_pages);
 		return ERR_PTR(-ENOMEM);
 	}
 	refcount_set(&region->vmas, 1);
+	region->mm = mm;
 	region->nr_pages = nr_pages;
 	return region;
 }
@@ -90,7 +97,8 @@ static void region_destroy(struct pcpcache_region *region)
 			pcpcache_free_page(region->pages[i], false);
 		cond_resched();
 	}
-	pcpcache_user_uncharge(region->nr_pages);
+	/* the mm outlives its VMAs, which are closed before it is freed */
+	pcpcache_user_uncharge(region->mm, region->nr_pages);
 	kvfree(region);
 }
 
@@ -178,7 +186,7 @@ static int pcpcache_dev_mmap(struct file *file, struct vm_area_struct *vma)
 
 	if (!(vma->vm_flags & VM_MAYSHARE) || vma->vm_pgoff)
 		return -EINVAL;
-	region = region_create(vma_pages(vma));
+	region = region_create(vma->vm_mm, vma_pages(vma));
 	if (IS_ERR(region))
 		return PTR_ERR(region);
 	pcpcache_vm_flags_set(vma, PCPCACHE_REGION_FLAGS);

@@ -69,8 +69,10 @@ const char *pcpcache_lock_name(void);
 /* user.c: the "user" file's ioctls, and the limits /dev/pcpcache shares */
 extern const struct file_operations pcpcache_user_fops;
 unsigned long pcpcache_user_max_pages(void);
-int pcpcache_user_charge(unsigned long nr);
-void pcpcache_user_uncharge(unsigned long nr);
+struct mm_struct;
+int pcpcache_user_charge(struct mm_struct *mm, unsigned long nr);
+void pcpcache_user_uncharge(struct mm_struct *mm, unsigned long nr);
+unsigned long pcpcache_user_held(void);
 
 /* fault.c: /dev/pcpcache, memory whose page faults the cache serves */
 int pcpcache_fault_init(void);

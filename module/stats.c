@@ -129,13 +129,15 @@ unsigned long pcpcache_stat_sum(enum pcpcache_stat item)
  * @buf: where to write them, NUL-terminated
  * @size: the size of @buf; a page holds them with room to spare
  *
- * Then three more values. Two are derived: cached, the pages in all
+ * Then four more values. Two are derived: cached, the pages in all
  * magazines, and held, the pages handed out and not yet freed. Whenever no
  * operation is in flight, buddy_alloc - buddy_free == cached + held. held
  * is signed: the sum is not a snapshot, and a CPU read early may miss an
  * allocation whose page a CPU read later has already freed. The third,
- * shrink_longest_us, is the longest shrinker scan since the module was
- * loaded.
+ * user_held, is the part of them userspace holds or has reserved through
+ * user files and mappings of /dev/pcpcache (charged to their openers'
+ * pinned_vm, user.c). The fourth, shrink_longest_us, is the longest
+ * shrinker scan since the module was loaded.
  *
  * Return: the length written.
  */
@@ -153,6 +155,8 @@ size_t pcpcache_stats_format(char *buf, size_t size)
 			 pcpcache_cached_pages(NUMA_NO_NODE));
 	len += scnprintf(buf + len, size - len, "held %ld\n",
 			 (long)(sum[PCPCACHE_ALLOC] - sum[PCPCACHE_FREE]));
+	len += scnprintf(buf + len, size - len, "user_held %lu\n",
+			 pcpcache_user_held());
 	len += scnprintf(buf + len, size - len, "shrink_longest_us %llu\n",
 			 div_u64(atomic64_read(&pcpcache_shrink_longest),
 				 NSEC_PER_USEC));

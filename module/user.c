@@ -9,13 +9,24 @@
  * never push the machine into the OOM killer; allocations also ask for
  * __GFP_NORETRY, which fails rather than invoking it. The mappings of
  * /dev/pcpcache (fault.c) count against the same limits.
+ *
+ * Held pages are pinned: the core mm can neither reclaim nor migrate
+ * them. They are charged where the kernel charges pinned pages (RDMA's
+ * ib_umem, for one): to the opener's mm->pinned_vm, VmPin in
+ * /proc/PID/status, against RLIMIT_MEMLOCK unless the caller has
+ * CAP_IPC_LOCK. A memory cgroup cannot be charged from a module (6.1
+ * exports no charge function), so a hold that would take the opener's
+ * memcg, or one above it, past its memory.max is refused instead.
  */
 #include <linux/atomic.h>
 #include <linux/bits.h>
 #include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/highmem.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
+#include <linux/page_counter.h>
+#include <linux/sched/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -60,6 +71,7 @@ MODULE_PARM_DESC(user_max_total, "pages all open user files and mappings togethe
 static atomic_long_t pcpcache_user_total = ATOMIC_LONG_INIT(0);
 
 struct pcpcache_user {
+	struct mm_struct *mm;		/* the opener's, charged; NULL: none */
 	spinlock_t lock;		/* protects the four below */
 	/* held blocks, by order, newest first */
 	struct list_head pages[PCPCACHE_NR_ORDERS];
@@ -82,20 +94,80 @@ unsigned long pcpcache_user_max_pages(void)
 	return READ_ONCE(user_max_pages);
 }
 
-/* Reserve room for @nr pages in the total; 0, or -ENOSPC. */
-int pcpcache_user_charge(unsigned long nr)
+/* Pages held or reserved through user files and mappings, for stats. */
+unsigned long pcpcache_user_held(void)
 {
+	return atomic_long_read(&pcpcache_user_total);
+}
+
+/*
+ * Whether @mm's memory cgroup, and every one above it, has room for its
+ * usage and the @pinned pages @mm holds through pcpcache, which it is not
+ * charged for.
+ */
+static bool memcg_has_room(struct mm_struct *mm, unsigned long pinned)
+{
+#ifdef CONFIG_MEMCG
+	struct mem_cgroup *memcg = get_mem_cgroup_from_mm(mm), *pos;
+	bool room = true;
+
+	for (pos = memcg; pos && room; pos = parent_mem_cgroup(pos))
+		room = page_counter_read(&pos->memory) + pinned <=
+		       READ_ONCE(pos->memory.max);
+	mem_cgroup_put(memcg);
+	return room;
+#else
+	return true;
+#endif
+}
+
+/*
+ * Charge @nr pages to @mm's pinned_vm, as the file comment says.
+ * Return: 0, or -ENOMEM (RLIMIT_MEMLOCK, memory.max).
+ */
+static int pin_charge(struct mm_struct *mm, unsigned long nr)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	s64 pinned;
+
+	if (!mm)
+		return 0;
+	/* add first, so that racing charges cannot both get in */
+	pinned = atomic64_add_return(nr, &mm->pinned_vm);
+	if ((pinned > limit && !capable(CAP_IPC_LOCK)) ||
+	    !memcg_has_room(mm, pinned)) {
+		atomic64_sub(nr, &mm->pinned_vm);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Reserve room for @nr pages in the total and charge them to @mm (the
+ * opener's, or NULL). Return: 0, -ENOSPC (the total) or -ENOMEM (the
+ * opener's limits).
+ */
+int pcpcache_user_charge(struct mm_struct *mm, unsigned long nr)
+{
+	int err;
+
 	/* add first, so that racing reservations cannot both get in */
 	if (atomic_long_add_return(nr, &pcpcache_user_total) > total_limit()) {
 		atomic_long_sub(nr, &pcpcache_user_total);
 		return -ENOSPC;
 	}
-	return 0;
+	err = pin_charge(mm, nr);
+	if (err)
+		atomic_long_sub(nr, &pcpcache_user_total);
+	return err;
 }
 
-void pcpcache_user_uncharge(unsigned long nr)
+/* Give back what pcpcache_user_charge() took; any context. */
+void pcpcache_user_uncharge(struct mm_struct *mm, unsigned long nr)
 {
 	atomic_long_sub(nr, &pcpcache_user_total);
+	if (mm)
+		atomic64_sub(nr, &mm->pinned_vm);
 }
 
 static void unreserve(struct pcpcache_user *user, unsigned long nr)
@@ -103,7 +175,7 @@ static void unreserve(struct pcpcache_user *user, unsigned long nr)
 	spin_lock(&user->lock);
 	user->nr_reserved -= nr;
 	spin_unlock(&user->lock);
-	atomic_long_sub(nr, &pcpcache_user_total);
+	pcpcache_user_uncharge(user->mm, nr);
 }
 
 /* Reserve room for @nr base pages in @user and in the total, or fail. */
@@ -120,7 +192,7 @@ static int reserve(struct pcpcache_user *user, unsigned long nr)
 	if (err)
 		return err;
 
-	err = pcpcache_user_charge(nr);
+	err = pcpcache_user_charge(user->mm, nr);
 	if (err) {
 		spin_lock(&user->lock);
 		user->nr_reserved -= nr;
@@ -147,7 +219,7 @@ static unsigned long settle(struct pcpcache_user *user, unsigned int order,
 	held = user->nr_pages;
 	spin_unlock(&user->lock);
 
-	atomic_long_sub((nr - nr_held) << order, &pcpcache_user_total);
+	pcpcache_user_uncharge(user->mm, (nr - nr_held) << order);
 	return held;
 }
 
@@ -165,6 +237,10 @@ static int user_open(struct inode *inode, struct file *file)
 	spin_lock_init(&user->lock);
 	for (order = 0; order < PCPCACHE_NR_ORDERS; order++)
 		INIT_LIST_HEAD(&user->pages[order]);
+	/* charged to the opener, whoever holds the file later */
+	user->mm = current->mm;
+	if (user->mm)
+		mmgrab(user->mm);
 	file->private_data = user;
 	return 0;
 }
@@ -188,7 +264,9 @@ static int user_release(struct inode *inode, struct file *file)
 	/* the last reference is gone: no ioctl can be running */
 	for (order = 0; order < PCPCACHE_NR_ORDERS; order++)
 		free_list(&user->pages[order], order, false);
-	atomic_long_sub(user->nr_pages, &pcpcache_user_total);
+	pcpcache_user_uncharge(user->mm, user->nr_pages);
+	if (user->mm)
+		mmdrop(user->mm);
 	kfree(user);
 	return 0;
 }
@@ -288,7 +366,7 @@ static int user_free(struct pcpcache_user *user, struct pcpcache_pages *req,
 		free_list(&pages, order, cold);
 		left -= nr;
 	}
-	atomic_long_sub((unsigned long)req->count << order, &pcpcache_user_total);
+	pcpcache_user_uncharge(user->mm, (unsigned long)req->count << order);
 	req->done = req->count;
 	return 0;
 }

@@ -12,7 +12,9 @@
  *   alloc_page() would give it, not a page of this node, and a task bound
  *   to its node gets no other node's page when that node runs short;
  * - long requests stop on a signal: a huge PCPCACHE_IOC_CYCLE, and a
- *   benchmark run (^C); the user interface's limits have a ceiling.
+ *   benchmark run (^C); the user interface's limits have a ceiling;
+ * - what userspace holds is a privilege (CAP_SYS_ADMIN), charged to the
+ *   opener's pinned pages, within RLIMIT_MEMLOCK and its memory cgroup.
  *
  * That the bound on what each CPU may cache follows the online CPUs is
  * the program "bound", which the 128-possible-CPU lane runs alone.
@@ -28,6 +30,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -450,6 +454,197 @@ TEST_F(safety, opening_needs_cap_sys_admin)
 		       WEXITSTATUS(status) == 2 ? "the user file opened, or not with EPERM" :
 		       "cannot drop the capability", status);
 	}
+	ASSERT_BOOKS_BALANCE();
+}
+
+/* VmPin of this process in kB (what it pins: mm->pinned_vm); -1: unknown. */
+static long vm_pin_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/* Drop capability @cap from this process; 0 or -1. */
+static int drop_cap(int cap)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	data[CAP_TO_INDEX(cap)].effective &= ~CAP_TO_MASK(cap);
+	data[CAP_TO_INDEX(cap)].permitted &= ~CAP_TO_MASK(cap);
+	return syscall(SYS_capset, &hdr, data) ? -1 : 0;
+}
+
+/*
+ * Pages held through a mapping or the user file are pinned, and charged
+ * as the kernel charges pinned pages: to the opener's VmPin, the whole of
+ * a mapping from mmap() to munmap(), the user file's pages while it holds
+ * them; and shown in stats as user_held. Nothing is left charged after.
+ */
+TEST_F(safety, held_pages_are_charged_to_the_opener)
+{
+	long before = vm_pin_kb();
+	int dev, user;
+	void *p;
+
+	ASSERT_LE(0, before);
+	dev = pcp_open_device();
+	ASSERT_LE(0, dev);
+	p = mmap(NULL, 4 << 20, PROT_READ | PROT_WRITE, MAP_SHARED, dev, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(before + 4096, vm_pin_kb());
+	ASSERT_EQ(0, pcp_read_stats(&self->st));
+	EXPECT_EQ(1024, pcp_stat(&self->st, "user_held"));
+	ASSERT_EQ(0, munmap(p, 4 << 20));
+	close(dev);
+	EXPECT_EQ(before, vm_pin_kb());
+
+	user = pcp_open_user();
+	ASSERT_LE(0, user);
+	ASSERT_EQ(0, pcp_alloc(user, 256, 0, NULL));
+	EXPECT_EQ(before + 1024, vm_pin_kb());
+	ASSERT_EQ(0, pcp_read_stats(&self->st));
+	EXPECT_EQ(256, pcp_stat(&self->st, "user_held"));
+	ASSERT_EQ(0, pcp_free(user, 128, 0, NULL));
+	EXPECT_EQ(before + 512, vm_pin_kb());
+	/* the rest goes back, and is uncharged, when the file is closed */
+	close(user);
+	EXPECT_EQ(before, vm_pin_kb());
+	ASSERT_EQ(0, pcp_read_stats(&self->st));
+	EXPECT_EQ(0, pcp_stat(&self->st, "user_held"));
+	ASSERT_BOOKS_BALANCE();
+}
+
+/*
+ * Without CAP_IPC_LOCK (CAP_SYS_ADMIN kept, so that the files open), a
+ * process may pin no more than RLIMIT_MEMLOCK, as with mlock(): a mapping
+ * or a hold past it fails with ENOMEM, one within it works.
+ */
+TEST_F(safety, memlock_limit_bounds_what_is_held)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (!pid) {
+		struct rlimit rl = { 1 << 20, 1 << 20 };
+		int dev, user;
+		void *p;
+
+		if (drop_cap(CAP_IPC_LOCK) || setrlimit(RLIMIT_MEMLOCK, &rl))
+			_exit(10);
+		dev = pcp_open_device();
+		user = pcp_open_user();
+		if (dev < 0 || user < 0)
+			_exit(11);
+		p = mmap(NULL, 4 << 20, PROT_READ | PROT_WRITE, MAP_SHARED, dev, 0);
+		if (p != MAP_FAILED || errno != ENOMEM)
+			_exit(1);
+		p = mmap(NULL, 512 << 10, PROT_READ | PROT_WRITE, MAP_SHARED, dev, 0);
+		if (p == MAP_FAILED)
+			_exit(2);
+		/* 128 pages left under the limit */
+		if (pcp_alloc(user, 512, 0, NULL) != -ENOMEM)
+			_exit(3);
+		if (pcp_alloc(user, 64, 0, NULL))
+			_exit(4);
+		_exit(0);
+	}
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
+		TH_LOG("RLIMIT_MEMLOCK 1 MiB: %s (status %#x)",
+		       WEXITSTATUS(status) == 1 ? "a 4 MiB mapping was not refused with ENOMEM" :
+		       WEXITSTATUS(status) == 2 ? "a 512 KiB mapping was refused" :
+		       WEXITSTATUS(status) == 3 ? "holding 512 more pages was not refused with ENOMEM" :
+		       WEXITSTATUS(status) == 4 ? "holding 64 more pages was refused" :
+		       "cannot drop CAP_IPC_LOCK, set the limit or open the files", status);
+	}
+	ASSERT_EQ(0, pcp_read_stats(&self->st));
+	EXPECT_EQ(0, pcp_stat(&self->st, "user_held"));
+	ASSERT_BOOKS_BALANCE();
+}
+
+#define CGROUP_ROOT	"/sys/fs/cgroup"
+#define CGROUP_TEST	CGROUP_ROOT "/pcpcache-test"
+
+/*
+ * A process in a memory cgroup whose memory.max (16 MiB) is below a
+ * mapping's size (64 MiB) cannot pin it: the module cannot charge the
+ * cgroup, so the mapping, or a hold past the limit, is refused (ENOMEM);
+ * one that fits works.
+ */
+TEST_F(safety, memcg_limit_bounds_what_is_held)
+{
+	bool mounted = false;
+	char buf[256];
+	int status;
+	pid_t pid;
+
+	if (!pcp_exists(CGROUP_ROOT "/cgroup.controllers")) {
+		if (pcp_run("mount -t cgroup2 none " CGROUP_ROOT " 2>/dev/null"))
+			SKIP(return, "cgroup2 cannot be mounted on " CGROUP_ROOT);
+		mounted = true;
+	}
+	if (pcp_read_file(CGROUP_ROOT "/cgroup.controllers", buf, sizeof(buf)) < 0 ||
+	    !strstr(buf, "memory")) {
+		if (mounted)
+			pcp_run("umount " CGROUP_ROOT);
+		SKIP(return, "no memory controller in cgroup2");
+	}
+	pcp_write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory");
+	rmdir(CGROUP_TEST);
+	ASSERT_EQ(0, mkdir(CGROUP_TEST, 0755));
+	ASSERT_EQ(0, pcp_write_file(CGROUP_TEST "/memory.max", "16M"));
+
+	pid = fork();
+	if (!pid) {
+		int dev, user;
+		void *p;
+
+		snprintf(buf, sizeof(buf), "%d", getpid());
+		if (pcp_write_file(CGROUP_TEST "/cgroup.procs", buf))
+			_exit(10);
+		dev = pcp_open_device();
+		user = pcp_open_user();
+		if (dev < 0 || user < 0)
+			_exit(11);
+		p = mmap(NULL, 64 << 20, PROT_READ | PROT_WRITE, MAP_SHARED, dev, 0);
+		if (p != MAP_FAILED || errno != ENOMEM)
+			_exit(1);
+		p = mmap(NULL, 4 << 20, PROT_READ | PROT_WRITE, MAP_SHARED, dev, 0);
+		if (p == MAP_FAILED)
+			_exit(2);
+		if (pcp_alloc(user, 8192, 0, NULL) != -ENOMEM)
+			_exit(3);
+		_exit(0);
+	}
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	rmdir(CGROUP_TEST);
+	if (mounted)
+		pcp_run("umount " CGROUP_ROOT);
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
+		TH_LOG("memory.max 16M: %s (status %#x)",
+		       WEXITSTATUS(status) == 1 ? "a 64 MiB mapping was not refused with ENOMEM" :
+		       WEXITSTATUS(status) == 2 ? "a 4 MiB mapping was refused" :
+		       WEXITSTATUS(status) == 3 ? "holding 32 MiB more was not refused with ENOMEM" :
+		       "cannot join the cgroup or open the files", status);
+	}
+	ASSERT_EQ(0, pcp_read_stats(&self->st));
+	EXPECT_EQ(0, pcp_stat(&self->st, "user_held"));
 	ASSERT_BOOKS_BALANCE();
 }
 
