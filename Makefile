@@ -12,6 +12,7 @@
 #   make check-mutants the faults of tools/mutants/, each caught by its lane
 #   make deps         install what the above need (as root)
 #   make unit         host unit tests only
+#   make tools-asan   pcpctl under ASan and UBSan (tools/pcpctl/test-host)
 #   make vm-check     kselftests in the VM only, under both designs
 #   make bench        the full benchmarks, init_on_alloc=0 and =1, with
 #                     tables, CSV and plots in results/
