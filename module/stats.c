@@ -187,7 +187,7 @@ size_t pcpcache_stats_percpu_size(void)
  * name. A count is made on the CPU that ran the code, which is not always
  * the CPU whose magazine it was about: another CPU drains, shrinks and
  * reconfigures a magazine under lock=spin, and empties that of a CPU that
- * died. The derived values of stats (cached, held) and
+ * died. The derived values of stats (cached, held, user_held) and
  * shrink_longest_us are not counters, and are not here.
  *
  * Return: the length written.

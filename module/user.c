@@ -473,6 +473,15 @@ static long user_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	struct pcpcache_user *user = file->private_data;
 	void __user *argp = (void __user *)arg;
 
+	/*
+	 * What is held is charged to the opener and checked against its
+	 * limits: only the opener's process may take more (a child given
+	 * the file, or the opener after exec, may free).
+	 */
+	if ((cmd == PCPCACHE_IOC_ALLOC || cmd == PCPCACHE_IOC_CYCLE) &&
+	    current->mm != user->mm)
+		return -EPERM;
+
 	switch (cmd) {
 	case PCPCACHE_IOC_ALLOC:
 	case PCPCACHE_IOC_FREE:

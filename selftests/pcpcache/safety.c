@@ -496,7 +496,8 @@ static int drop_cap(int cap)
 TEST_F(safety, held_pages_are_charged_to_the_opener)
 {
 	long before = vm_pin_kb();
-	int dev, user;
+	int dev, user, status;
+	pid_t pid;
 	void *p;
 
 	ASSERT_LE(0, before);
@@ -515,6 +516,15 @@ TEST_F(safety, held_pages_are_charged_to_the_opener)
 	ASSERT_LE(0, user);
 	ASSERT_EQ(0, pcp_alloc(user, 256, 0, NULL));
 	EXPECT_EQ(before + 1024, vm_pin_kb());
+	/* a child given the file cannot take more on the opener's account */
+	pid = fork();
+	if (!pid)
+		_exit(pcp_alloc(user, 1, 0, NULL) == -EPERM ? 0 : 1);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
+		TH_LOG("a child allocated through its parent's user file");
+	}
 	ASSERT_EQ(0, pcp_read_stats(&self->st));
 	EXPECT_EQ(256, pcp_stat(&self->st, "user_held"));
 	ASSERT_EQ(0, pcp_free(user, 128, 0, NULL));
@@ -586,12 +596,31 @@ TEST_F(safety, memlock_limit_bounds_what_is_held)
  * cgroup, so the mapping, or a hold past the limit, is refused (ENOMEM);
  * one that fits works.
  */
+/* Put back what memcg_limit_bounds_what_is_held() changed. */
+static void cgroup_put_back(bool mounted, bool enabled)
+{
+	rmdir(CGROUP_TEST);
+	if (enabled)
+		pcp_write_file(CGROUP_ROOT "/cgroup.subtree_control", "-memory");
+	if (mounted)
+		pcp_run("umount " CGROUP_ROOT);
+}
+
 TEST_F(safety, memcg_limit_bounds_what_is_held)
 {
-	bool mounted = false;
+	bool mounted = false, enabled = false;
 	char buf[256];
-	int status;
+	int status, dev;
 	pid_t pid;
+	void *p;
+
+	/* outside the cgroup, the same mapping works: the limit refuses it */
+	dev = pcp_open_device();
+	ASSERT_LE(0, dev);
+	p = mmap(NULL, 64 << 20, PROT_READ | PROT_WRITE, MAP_SHARED, dev, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	munmap(p, 64 << 20);
+	close(dev);
 
 	if (!pcp_exists(CGROUP_ROOT "/cgroup.controllers")) {
 		if (pcp_run("mount -t cgroup2 none " CGROUP_ROOT " 2>/dev/null"))
@@ -600,14 +629,20 @@ TEST_F(safety, memcg_limit_bounds_what_is_held)
 	}
 	if (pcp_read_file(CGROUP_ROOT "/cgroup.controllers", buf, sizeof(buf)) < 0 ||
 	    !strstr(buf, "memory")) {
-		if (mounted)
-			pcp_run("umount " CGROUP_ROOT);
+		cgroup_put_back(mounted, false);
 		SKIP(return, "no memory controller in cgroup2");
 	}
-	pcp_write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory");
+	if (pcp_read_file(CGROUP_ROOT "/cgroup.subtree_control", buf, sizeof(buf)) >= 0 &&
+	    !strstr(buf, "memory"))
+		enabled = !pcp_write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory");
 	rmdir(CGROUP_TEST);
-	ASSERT_EQ(0, mkdir(CGROUP_TEST, 0755));
-	ASSERT_EQ(0, pcp_write_file(CGROUP_TEST "/memory.max", "16M"));
+	if (mkdir(CGROUP_TEST, 0755) ||
+	    pcp_write_file(CGROUP_TEST "/memory.max", "16M")) {
+		cgroup_put_back(mounted, enabled);
+		ASSERT_TRUE(false) {
+			TH_LOG("cannot make %s with memory.max 16M", CGROUP_TEST);
+		}
+	}
 
 	pid = fork();
 	if (!pid) {
@@ -631,11 +666,10 @@ TEST_F(safety, memcg_limit_bounds_what_is_held)
 			_exit(3);
 		_exit(0);
 	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	cgroup_put_back(mounted, enabled);
 	ASSERT_LT(0, pid);
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	rmdir(CGROUP_TEST);
-	if (mounted)
-		pcp_run("umount " CGROUP_ROOT);
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
 		TH_LOG("memory.max 16M: %s (status %#x)",
 		       WEXITSTATUS(status) == 1 ? "a 64 MiB mapping was not refused with ENOMEM" :

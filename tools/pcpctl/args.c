@@ -135,7 +135,9 @@ int next_option(int argc, char **argv, const struct option *longopts)
 
 	opterr = 0;
 	opt = getopt_long(argc, argv, "h", longopts, NULL);
-	if (opt == '?' && optopt && optopt != '?')
+	/* optopt is a long option's value too: name those by their text */
+	if (opt == '?' && optopt && optopt != '?' &&
+	    strncmp(argv[optind - 1], "--", 2))
 		/* a short one, maybe inside a group ("-xh"): name it alone */
 		fprintf(stderr, "%s: bad option '-%c' (unknown, or its value is missing); see %s %s --help\n",
 			who, optopt, prog, argv[0]);

@@ -190,7 +190,8 @@ static int read_percpu(struct percpu *p)
 	if (!f)
 		return -errno;
 	err = fstat(fileno(f), &st) ? -errno : parse_percpu(p, f, 1);
-	p->ino = st.st_ino;
+	if (!err)
+		p->ino = st.st_ino;
 	fclose(f);
 	return err;
 }
@@ -230,10 +231,11 @@ static int save_snapshot(const char *path, const struct percpu *p)
 			fprintf(f, " %llu", p->val[c][i]);
 		fputc('\n', f);
 	}
-	err = fflush(f) || ferror(f) ? -errno : 0;
+	errno = 0;
+	err = fflush(f) || ferror(f) ? (errno ? -errno : -EIO) : 0;
 	if (fclose(f) && !err)
-		err = -errno;
-	return err ? err : 0;
+		err = errno ? -errno : -EIO;
+	return err;
 }
 
 /*
@@ -419,7 +421,7 @@ static double total_hit_rate(const struct pcp_stats *st, const struct percpu *p)
 
 /*
  * The stats file's lines, the counters taken from @p if given (so that
- * --since shows differences) and the rest (cached, held,
+ * --since shows differences) and the rest (cached, held, user_held,
  * shrink_longest_us: levels, not counts) as they are now; in @js as an
  * object named @key if given.
  */
@@ -558,8 +560,8 @@ static const char stats_help[] =
 	"       pcpctl stats --save FILE\n"
 	"\n"
 	"The counters of pcpcache, summed over all CPUs, with the hit rate\n"
-	"(alloc_hit / alloc) derived; cached, held and shrink_longest_us are\n"
-	"levels, not counts.\n"
+	"(alloc_hit / alloc) derived; cached, held, user_held and\n"
+	"shrink_longest_us are levels, not counts.\n"
 	"\n"
 	"  --per-cpu    each CPU's counters too (debugfs's stats_percpu), a\n"
 	"               column per CPU that counted anything, and the total\n"
