@@ -6,7 +6,7 @@
 #                     installed Debian headers, or KDIR=...
 #   make demo         boot the VM, load pcpcache and show what it does
 #   make check        every lane with the tests it exists for (about 17
-#                     minutes on 2 cores; see tools/check)
+#                     minutes on 2 cores, 22 cold; see tools/check)
 #   make check-full   the same with every selftest in every lane, the
 #                     bench, the rt and 6.12 kernels in the VM, the mutants
 #   make check-mutants the faults of tools/mutants/, each caught by its lane
