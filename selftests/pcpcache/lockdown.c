@@ -81,11 +81,13 @@ static bool books(long long held, long long *cached)
 	return true;
 }
 
-/* What lockdown must refuse: a file that can be written, or has an ioctl. */
-static bool lockdown_refuses(const char *name, mode_t mode)
+/*
+ * What lockdown must refuse: debugfs lets through only a file of mode
+ * 0444 or less (and no ioctl: user, the one file with one, is 0600).
+ */
+static bool lockdown_refuses(mode_t mode)
 {
-	/* debugfs lets through a file of mode 0444 or less with no ioctl */
-	return (mode & 07777 & ~0444) || !strcmp(name, "user");
+	return mode & 07777 & ~0444;
 }
 
 /*
@@ -109,7 +111,7 @@ static void debugfs_refuses(void)
 	while (d && (e = readdir(d))) {
 		snprintf(path, sizeof(path), PCP_DIR "/%s", e->d_name);
 		if (e->d_name[0] == '.' || stat(path, &st) || !S_ISREG(st.st_mode) ||
-		    !lockdown_refuses(e->d_name, st.st_mode))
+		    !lockdown_refuses(st.st_mode))
 			continue;
 		nr++;
 		for (i = 0; i < ARRAY_SIZE(known); i++)

@@ -415,6 +415,21 @@ TEST_F(safety, bound_task_gets_no_page_of_another_node)
 	ASSERT_BOOKS_BALANCE();
 }
 
+/* Drop capability @cap from this process; 0 or -1. */
+static int drop_cap(int cap)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	data[CAP_TO_INDEX(cap)].effective &= ~CAP_TO_MASK(cap);
+	data[CAP_TO_INDEX(cap)].permitted &= ~CAP_TO_MASK(cap);
+	return syscall(SYS_capset, &hdr, data) ? -1 : 0;
+}
+
 /*
  * Opening /dev/pcpcache or the user file needs CAP_SYS_ADMIN, whatever the
  * file mode: root without it (the rest of its capabilities kept, so that
@@ -422,10 +437,6 @@ TEST_F(safety, bound_task_gets_no_page_of_another_node)
  */
 TEST_F(safety, opening_needs_cap_sys_admin)
 {
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
 	int status, fd;
 	pid_t pid;
 
@@ -434,11 +445,7 @@ TEST_F(safety, opening_needs_cap_sys_admin)
 	close(fd);
 	pid = fork();
 	if (!pid) {
-		if (syscall(SYS_capget, &hdr, data))
-			_exit(10);
-		data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &= ~CAP_TO_MASK(CAP_SYS_ADMIN);
-		data[CAP_TO_INDEX(CAP_SYS_ADMIN)].permitted &= ~CAP_TO_MASK(CAP_SYS_ADMIN);
-		if (syscall(SYS_capset, &hdr, data))
+		if (drop_cap(CAP_SYS_ADMIN))
 			_exit(11);
 		if (pcp_open_device() != -EPERM)
 			_exit(1);
@@ -470,21 +477,6 @@ static long vm_pin_kb(void)
 	if (f)
 		fclose(f);
 	return kb;
-}
-
-/* Drop capability @cap from this process; 0 or -1. */
-static int drop_cap(int cap)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -1;
-	data[CAP_TO_INDEX(cap)].effective &= ~CAP_TO_MASK(cap);
-	data[CAP_TO_INDEX(cap)].permitted &= ~CAP_TO_MASK(cap);
-	return syscall(SYS_capset, &hdr, data) ? -1 : 0;
 }
 
 /*

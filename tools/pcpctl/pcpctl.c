@@ -383,6 +383,8 @@ static int cmd_drain(int argc, char **argv)
 	return need_writable() || write_or_say("drain", "1");
 }
 
+static int cmd_help(int argc, char **argv);
+
 static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -390,8 +392,21 @@ static const struct {
 	{ "stats", cmd_stats }, { "pagesets", cmd_pagesets },
 	{ "mode", cmd_mode }, { "set", cmd_set }, { "drain", cmd_drain },
 	{ "watch", cmd_watch }, { "stress", cmd_stress }, { "bench", cmd_bench },
-	{ "fault", cmd_fault },
+	{ "fault", cmd_fault }, { "help", cmd_help },
 };
+
+/* The command named @name, or -1 after saying it is none. */
+static int find_command(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(name, commands[i].name))
+			return i;
+	fprintf(stderr, "%s: '%.*s' is not a command; see %s help\n", who,
+		QUOTE_MAX, name, prog);
+	return -1;
+}
 
 /*
  * What a command printed must have reached its reader: a write error
@@ -411,7 +426,7 @@ static int stdout_written(int status)
 static int cmd_help(int argc, char **argv)
 {
 	char *help[] = { argv[argc - 1], "--help", NULL };
-	unsigned int i;
+	int i;
 
 	if (argc == 1 || (argc == 2 && (!strcmp(argv[1], "--help") ||
 					!strcmp(argv[1], "-h")))) {
@@ -422,18 +437,14 @@ static int cmd_help(int argc, char **argv)
 		fprintf(stderr, "%s: usage: %s help [COMMAND]\n", who, prog);
 		return 2;
 	}
-	for (i = 0; i < ARRAY_SIZE(commands); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(2, help);
-	fprintf(stderr, "%s: '%.*s' is not a command; see %s help\n", who,
-		QUOTE_MAX, argv[1], prog);
-	return 2;
+	i = find_command(argv[1]);
+	return i < 0 ? 2 : commands[i].fn(2, help);
 }
 
 int main(int argc, char **argv)
 {
 	static char name[64];
-	unsigned int i;
+	int i;
 
 	if (argc < 2) {
 		usage(stderr);
@@ -447,17 +458,10 @@ int main(int argc, char **argv)
 		printf("%s %s\n", prog, PCPCACHE_VERSION);
 		return stdout_written(0);
 	}
-	if (!strcmp(argv[1], "help")) {
-		who = "pcpctl: help";
-		return stdout_written(cmd_help(argc - 1, argv + 1));
-	}
-	for (i = 0; i < ARRAY_SIZE(commands); i++)
-		if (!strcmp(argv[1], commands[i].name)) {
-			snprintf(name, sizeof(name), "%s: %s", prog, commands[i].name);
-			who = name;
-			return stdout_written(commands[i].fn(argc - 1, argv + 1));
-		}
-	fprintf(stderr, "%s: '%.*s' is not a command; see %s help\n", who,
-		QUOTE_MAX, argv[1], prog);
-	return 2;
+	i = find_command(argv[1]);
+	if (i < 0)
+		return 2;
+	snprintf(name, sizeof(name), "%s: %s", prog, commands[i].name);
+	who = name;
+	return stdout_written(commands[i].fn(argc - 1, argv + 1));
 }

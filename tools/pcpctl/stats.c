@@ -200,8 +200,9 @@ static int read_percpu(struct percpu *p)
 static int need_percpu_file(const char *what)
 {
 	char buf[4096];
+	const char *path = pcp_real_path(PERCPU_FILE, buf, sizeof(buf));
 
-	if (!access(pcp_real_path(PERCPU_FILE, buf, sizeof(buf)), R_OK))
+	if (path && !access(path, R_OK))
 		return 0;
 	fprintf(stderr, "%s: %s needs %s: %s (root reads it, with debugfs mounted)\n",
 		who, what, PERCPU_FILE, strerror(errno));
@@ -379,16 +380,26 @@ static void print_total(int width, const struct percpu *p, const char *name)
 	}
 }
 
-static void json_total(struct json *js, const struct percpu *p, const char *name)
+/*
+ * A line of totals: @val in its type, or "-" (JSON null, and figure_lost)
+ * when it could not be @shown; in @js if given.
+ */
+static void show_total(struct json *js, int width, const char *name,
+		       unsigned long long val, bool is_signed, bool shown)
 {
-	unsigned long long sum;
-
-	if (percpu_total(p, name, &sum) == -ERANGE) {
-		figure_lost = true;
+	figure_lost |= !shown;
+	if (js && !shown)
 		json_num(js, name, NAN);
-	} else {
-		json_uint(js, name, sum);
-	}
+	else if (js && is_signed)
+		json_int(js, name, (long long)val);
+	else if (js)
+		json_uint(js, name, val);
+	else if (!shown)
+		printf("%-*s %20s\n", width, name, "-");
+	else if (is_signed)
+		printf("%-*s %20lld\n", width, name, (long long)val);
+	else
+		printf("%-*s %20llu\n", width, name, val);
 }
 
 /* Width of the first column: the longest name, at least 16. */
@@ -409,12 +420,8 @@ static double total_hit_rate(const struct pcp_stats *st, const struct percpu *p)
 {
 	unsigned long long alloc, hit;
 
-	if (!p) {
-		if (pcp_stat(st, "alloc") < 0 || pcp_stat(st, "alloc_hit") < 0)
-			return NAN;
-		return hit_rate(pcp_stat(st, "alloc_hit"), pcp_stat(st, "alloc"));
-	}
-	if (percpu_total(p, "alloc", &alloc) || percpu_total(p, "alloc_hit", &hit))
+	if (p ? percpu_total(p, "alloc", &alloc) || percpu_total(p, "alloc_hit", &hit) :
+	    !pcp_stat_find(st, "alloc", &alloc) || !pcp_stat_find(st, "alloc_hit", &hit))
 		return NAN;
 	return hit_rate(hit, alloc);
 }
@@ -430,26 +437,18 @@ static void print_totals(const struct pcp_stats *st, const struct percpu *p,
 {
 	double rate = total_hit_rate(st, p);
 	int i, w = name_width(st, p);
-	bool from_p;
+	unsigned long long val;
+	bool shown;
 
 	if (js)
 		json_begin(js, key, '{');
 	for (i = 0; i < st->nr; i++) {
-		from_p = p && stat_index(p, st->name[i]) >= 0;
-		if (js && from_p)
-			json_total(js, p, st->name[i]);
-		else if (js && pcp_stat_signed(st->name[i]))
-			json_int(js, st->name[i], (long long)st->value[i]);
-		else if (js)
-			json_uint(js, st->name[i], st->value[i]);
-		else if (from_p) {
-			printf("%-*s", w, st->name[i]);
-			print_total(20, p, st->name[i]);
-			putchar('\n');
-		} else if (pcp_stat_signed(st->name[i]))
-			printf("%-*s %20lld\n", w, st->name[i], (long long)st->value[i]);
-		else
-			printf("%-*s %20llu\n", w, st->name[i], st->value[i]);
+		val = st->value[i];
+		shown = true;
+		if (p && stat_index(p, st->name[i]) >= 0)
+			shown = percpu_total(p, st->name[i], &val) != -ERANGE;
+		show_total(js, w, st->name[i], val, pcp_stat_signed(st->name[i]),
+			   shown);
 	}
 	if (js) {
 		json_num(js, "hit_rate", rate);
@@ -711,20 +710,6 @@ static int rate(unsigned long long prev, unsigned long long now, double secs,
 	return 0;
 }
 
-/* Line @name of the stats file in its own type; false when it has none. */
-static bool stat_value(const struct pcp_stats *st, const char *name,
-		       unsigned long long *val)
-{
-	int i;
-
-	for (i = 0; i < st->nr; i++)
-		if (!strcmp(st->name[i], name)) {
-			*val = st->value[i];
-			return true;
-		}
-	return false;
-}
-
 /* One line of rates of the totals, and the pages cached now; -1: reloaded. */
 static int watch_line(const struct pcp_stats *prev, const struct pcp_stats *now,
 		      double secs, unsigned int line)
@@ -734,11 +719,11 @@ static int watch_line(const struct pcp_stats *prev, const struct pcp_stats *now,
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(watch_totals); i++)
-		if (!stat_value(prev, watch_totals[i], &a) ||
-		    !stat_value(now, watch_totals[i], &b) ||
+		if (!pcp_stat_find(prev, watch_totals[i], &a) ||
+		    !pcp_stat_find(now, watch_totals[i], &b) ||
 		    rate(a, b, secs, &val[i]))
 			return -1;
-	stat_value(now, "cached", &cached);
+	pcp_stat_find(now, "cached", &cached);
 	if (line % WATCH_HEADER_EVERY == 0) {
 		for (i = 0; i < ARRAY_SIZE(watch_totals); i++)
 			printf("%12s", watch_totals[i]);

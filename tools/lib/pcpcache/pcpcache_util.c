@@ -29,7 +29,8 @@ char pcp_parse_error[320];
  * "/" wherever the module's and the kernel's files are opened (sysfs,
  * debugfs, /proc), so that a test can run every command against files it
  * wrote. Paths a user names (snapshots, CSV and plot folders) are not
- * moved. Returns @path itself when the variable is unset or empty.
+ * moved. Returns @path itself when the variable is unset or empty, NULL
+ * (ENAMETOOLONG) when the two do not fit in @size.
  */
 const char *pcp_real_path(const char *path, char *buf, size_t size)
 {
@@ -37,8 +38,10 @@ const char *pcp_real_path(const char *path, char *buf, size_t size)
 
 	if (!root || !*root || path[0] != '/')
 		return path;
-	if ((size_t)snprintf(buf, size, "%s%s", root, path) >= size)
-		return "/nonexistent/path too long for PCPCACHE_TEST_ROOT";
+	if ((size_t)snprintf(buf, size, "%s%s", root, path) >= size) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
 	return buf;
 }
 
@@ -47,7 +50,8 @@ int pcp_open(const char *path, int flags)
 {
 	char buf[4096];
 
-	return open(pcp_real_path(path, buf, sizeof(buf)), flags | O_CLOEXEC);
+	path = pcp_real_path(path, buf, sizeof(buf));
+	return path ? open(path, flags | O_CLOEXEC) : -1;
 }
 
 /* fopen(3) of a module's or kernel's file, close-on-exec. */
@@ -56,7 +60,8 @@ FILE *pcp_fopen(const char *path, const char *mode)
 	char buf[4096], m[8];
 
 	snprintf(m, sizeof(m), "%se", mode);
-	return fopen(pcp_real_path(path, buf, sizeof(buf)), m);
+	path = pcp_real_path(path, buf, sizeof(buf));
+	return path ? fopen(path, m) : NULL;
 }
 
 /* A counter's or column's name as the module writes them: [a-z0-9_]. */
@@ -132,7 +137,8 @@ bool pcp_exists(const char *path)
 	struct stat st;
 	char buf[4096];
 
-	return stat(pcp_real_path(path, buf, sizeof(buf)), &st) == 0;
+	path = pcp_real_path(path, buf, sizeof(buf));
+	return path && stat(path, &st) == 0;
 }
 
 bool pcp_debugfs_mounted(void)
@@ -335,15 +341,26 @@ int pcp_read_stats(struct pcp_stats *st)
 	return st->nr ? 0 : pcp_parse_fail(path, 0, "empty");
 }
 
-/* A counter by name; -1 when the stats file has no such line. */
-long long pcp_stat(const struct pcp_stats *st, const char *name)
+/* Line @name of the stats file, in its own type; false when it has none. */
+bool pcp_stat_find(const struct pcp_stats *st, const char *name,
+		   unsigned long long *val)
 {
 	int i;
 
 	for (i = 0; i < st->nr; i++)
-		if (!strcmp(st->name[i], name))
-			return (long long)st->value[i];
-	return -1;
+		if (!strcmp(st->name[i], name)) {
+			*val = st->value[i];
+			return true;
+		}
+	return false;
+}
+
+/* A counter by name; -1 when the stats file has no such line. */
+long long pcp_stat(const struct pcp_stats *st, const char *name)
+{
+	unsigned long long val;
+
+	return pcp_stat_find(st, name, &val) ? (long long)val : -1;
 }
 
 /*

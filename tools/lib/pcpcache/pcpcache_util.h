@@ -88,6 +88,8 @@ int pcp_write_len(const char *file, const char *buf, size_t len);
 int pcp_write(const char *file, const char *val);
 int pcp_read_long(const char *file, long *val);
 int pcp_read_stats(struct pcp_stats *st);
+bool pcp_stat_find(const struct pcp_stats *st, const char *name,
+		   unsigned long long *val);
 long long pcp_stat(const struct pcp_stats *st, const char *name);
 bool pcp_books_balance(const struct pcp_stats *st, char *why, size_t size);
 int pcp_read_pagesets(struct pcp_pageset *sets, int max);
