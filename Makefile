@@ -56,28 +56,35 @@ PCPCACHE_LIB := tools/lib/pcpcache/pcpcache_util.c tools/lib/pcpcache/pcpcache_s
 # Userspace tools, into build/bin (which the VM puts on its PATH).
 PCPCTL_SRC := tools/pcpctl/pcpctl.c tools/pcpctl/bench.c tools/pcpctl/fault.c \
 	tools/pcpctl/args.c tools/pcpctl/files.c tools/pcpctl/set.c tools/pcpctl/json.c \
-	tools/pcpctl/stats.c $(PCPCACHE_LIB) \
-	module/parse.c module/policy.c
+	tools/pcpctl/stats.c tools/pcpctl/plot.c tools/pcpctl/trace.c \
+	tools/pcpctl/record.c tools/pcpctl/simulate.c tools/pcpctl/replay.c \
+	tools/pcpctl/sim.c tools/pcpctl/kmodel.c $(PCPCACHE_LIB) \
+	module/parse.c module/policy.c module/magazine.c
 
 tools: $(BUILD)/bin/pcpctl
 
 # It compiles the module's plain-C grammar and rules (module/parse.c,
-# policy.c) to check what it is given as pcpcache would.
+# policy.c) to check what it is given as pcpcache would, and its list
+# discipline (magazine.c, against the kernel's tools/include/linux/list.h)
+# for simulate.
+PCPCTL_CFLAGS := -Iinclude/uapi -Itools/lib/pcpcache -Imodule -I$(KSFT_DIR)/../../include
 $(BUILD)/bin/pcpctl: $(PCPCTL_SRC) $(wildcard tools/lib/pcpcache/*.h tools/pcpctl/*.h) \
-		include/uapi/linux/pcpcache.h module/parse.h module/policy.h
+		include/uapi/linux/pcpcache.h module/parse.h module/policy.h \
+		module/magazine.h $(KSFT_DIR)/lib.mk
 	mkdir -p $(BUILD)/bin
-	$(CC) -Wall -Wextra -O2 -g -Iinclude/uapi -Itools/lib/pcpcache -Imodule \
+	$(CC) -Wall -Wextra -O2 -g $(PCPCTL_CFLAGS) \
 		-DPCPCACHE_VERSION='"$(PCPCACHE_VERSION)"' \
 		-o $@ $(PCPCTL_SRC) -lpthread -lm
 
 # pcpctl under AddressSanitizer and UBSan, for tools/pcpctl/test-host
 tools-asan: $(BUILD)/asan/pcpctl
 $(BUILD)/asan/pcpctl: $(PCPCTL_SRC) $(wildcard tools/lib/pcpcache/*.h tools/pcpctl/*.h) \
-		include/uapi/linux/pcpcache.h module/parse.h module/policy.h
+		include/uapi/linux/pcpcache.h module/parse.h module/policy.h \
+		module/magazine.h $(KSFT_DIR)/lib.mk
 	mkdir -p $(BUILD)/asan
 	$(CC) -Wall -Wextra -O1 -g -fno-omit-frame-pointer \
 		-fsanitize=address,undefined -fno-sanitize-recover=all \
-		-Iinclude/uapi -Itools/lib/pcpcache -Imodule \
+		$(PCPCTL_CFLAGS) \
 		-DPCPCACHE_VERSION='"$(PCPCACHE_VERSION)"' \
 		-o $@ $(PCPCTL_SRC) -lpthread -lm
 

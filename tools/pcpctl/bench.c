@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "pcpctl.h"
+#include "plot.h"
 
 #define LIMIT		4	/* the bench file's flag for the bare list */
 #define COLD		3	/* allocate and free cold */
@@ -1255,22 +1256,6 @@ static void verdict(const struct opts *o, const char *what, double v,
 	json_end(o->js, '}');
 }
 
-/*
- * @s as a gnuplot string: single-quoted, where nothing is special but the
- * quote, which is doubled. gnuplot strings cannot hold a line break:
- * plot() refuses paths with one.
- */
-static void gp_string(FILE *f, const char *s)
-{
-	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputc('\'', f);
-		fputc(*s, f);
-	}
-	fputc('\'', f);
-}
-
 /* The gnuplot script of plot(): every path a string, no shell command. */
 static void plot_script(FILE *f, const char *hotness, const char *sweep,
 			const char *png4, const char *png5)
@@ -1304,51 +1289,6 @@ static void plot_script(FILE *f, const char *hotness, const char *sweep,
 	gp_string(f, sweep);
 	fputs(" \\\n       using 1:((strcol(2) eq h) ? $3 : NaN) \\\n"
 	      "       with linespoints title 'high = '.h\n", f);
-}
-
-/* gnuplot on @script, without a shell; its exit status, or -1. */
-static int run_gnuplot(const char *script)
-{
-	int status;
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		execlp("gnuplot", "gnuplot", script, (char *)NULL);
-		_exit(127);
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
-/*
- * "./" before a relative path: gnuplot reads a file name that begins with
- * '<' as a command to run, and writes to one that begins with '|'.
- */
-static const char *gp_prefix(const char *path)
-{
-	return path[0] == '/' ? "" : "./";
-}
-
-/*
- * Create @path for gnuplot to write into: never through a symlink, never
- * over a file that is there. 0, or -1 with the reason printed.
- */
-static int create_new(const char *path)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-
-	if (fd < 0) {
-		fprintf(stderr, "%s: %s: %s%s\n", who, path, strerror(errno),
-			errno == EEXIST ? " (not overwritten)" : "");
-		return -1;
-	}
-	close(fd);
-	return 0;
 }
 
 /*

@@ -40,6 +40,10 @@ static void usage(FILE *f)
 		"  stress [OPTIONS]        all-CPU stress with modes and knobs changing\n"
 		"  bench [OPTIONS]         the benchmarks, every mode side by side\n"
 		"  fault [OPTIONS]         page_fault1 through /dev/pcpcache and the kernel\n"
+		"  record --output TRACE  record the machine's page allocations (no module needed)\n"
+		"  simulate TRACE          a trace through every design and setting, on the host\n"
+		"  replay TRACE            a trace through the loaded module, CPU by CPU\n"
+		"  dump TRACE              a trace as text\n"
 		"  help [COMMAND]          this, or what a command does\n"
 		"\n"
 		"'%s help COMMAND' or '%s COMMAND --help' describes a command;\n"
@@ -392,7 +396,9 @@ static const struct {
 	{ "stats", cmd_stats }, { "pagesets", cmd_pagesets },
 	{ "mode", cmd_mode }, { "set", cmd_set }, { "drain", cmd_drain },
 	{ "watch", cmd_watch }, { "stress", cmd_stress }, { "bench", cmd_bench },
-	{ "fault", cmd_fault }, { "help", cmd_help },
+	{ "fault", cmd_fault }, { "record", cmd_record },
+	{ "simulate", cmd_simulate }, { "replay", cmd_replay },
+	{ "dump", cmd_dump }, { "help", cmd_help },
 };
 
 /* The command named @name, or -1 after saying it is none. */

@@ -24,9 +24,20 @@ int cmd_bench(int argc, char **argv);
 int cmd_fault(int argc, char **argv);
 int cmd_set(int argc, char **argv);
 
+/* record.c, simulate.c, replay.c: traces (trace.h) */
+struct pcp_trace;
+int cmd_record(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int load_trace(const char *path, struct pcp_trace *t);
+void print_trace_summary(FILE *f, const char *path, const struct pcp_trace *t);
+
 /* stats.c: stats and watch */
 int cmd_stats(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
+int read_percpu_counts(const char *const *names, int nr,
+		       unsigned long long *vals, int max_cpus);
 
 /* files.c: where pcpcache's files are */
 const char *unusable(void);

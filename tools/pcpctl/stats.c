@@ -916,3 +916,33 @@ int cmd_watch(int argc, char **argv)
 	}
 	return 0;
 }
+
+/*
+ * Counters @names of every CPU below @max_cpus now, into @vals[cpu * @nr
+ * + k] (0 for a CPU the file lacks): for replay. 0, or -1 after saying
+ * why not.
+ */
+int read_percpu_counts(const char *const *names, int nr,
+		       unsigned long long *vals, int max_cpus)
+{
+	static struct percpu p;
+	int c, k, i;
+
+	if (read_percpu(&p)) {
+		fprintf(stderr, "%s: %s\n", who, pcp_parse_error[0] ? pcp_parse_error :
+			"cannot read stats_percpu");
+		return -1;
+	}
+	memset(vals, 0, sizeof(*vals) * nr * max_cpus);
+	for (k = 0; k < nr; k++) {
+		i = stat_index(&p, names[k]);
+		if (i < 0) {
+			fprintf(stderr, "%s: stats_percpu has no %s\n", who, names[k]);
+			return -1;
+		}
+		for (c = 0; c < p.nr_cpus; c++)
+			if (p.cpu[c] < max_cpus)
+				vals[p.cpu[c] * nr + k] = p.val[c][i];
+	}
+	return 0;
+}

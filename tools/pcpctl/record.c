@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pcpctl record: a page allocation stream from the kernel's own kmem
+ * tracepoints, through a tracefs instance of its own (nothing of the
+ * global trace buffer is touched), or from the text of `perf script` or
+ * of a trace file recorded elsewhere. The module is not needed.
+ *
+ * The events go through trace.c's writer, which keeps the stream
+ * consistent and counts what it drops; the kernel's lost events (ring
+ * buffer overruns) are read from the instance's per-CPU stats.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pcpctl.h"
+#include "trace.h"
+
+static const char *record_help =
+	"usage: pcpctl record --output TRACE [--seconds N] [--no-kernel-lists]\n"
+	"                     [--buffer-kb N] [-- COMMAND [ARGS...]]\n"
+	"       pcpctl record --output TRACE --input FILE [--zoneinfo FILE]\n\n"
+	"Record every page allocation and free of the machine (kmem:mm_page_alloc\n"
+	"and mm_page_free) and what the kernel's own per-CPU lists did\n"
+	"(mm_page_alloc_zone_locked, mm_page_pcpu_drain) into TRACE, through a\n"
+	"tracefs instance of its own, for N seconds (default 10) or while\n"
+	"COMMAND runs. Needs root and tracefs, not pcpcache. The zones and their\n"
+	"per-CPU batch, high and counts come from /proc/zoneinfo.\n\n"
+	"With --input, convert the text of 'perf script' (after perf record -e\n"
+	"'kmem:mm_page_*' -a) or of tracefs's trace file, or a pcpctl dump\n"
+	"('-': standard input); --zoneinfo names the recorded machine's\n"
+	"/proc/zoneinfo.\n\n"
+	"Frees of pages allocated before the recording began, and events of\n"
+	"orders above 3, are dropped and counted; events the kernel lost are\n"
+	"counted. All three are printed and kept in the trace.\n\n"
+	"  --output TRACE      the file to write (replaced whole, or not at all)\n"
+	"  --seconds N         how long, 1 to 86400, without COMMAND\n"
+	"  --no-kernel-lists   only allocations and frees\n"
+	"  --buffer-kb N       the instance's buffer per CPU (default 16384)\n";
+
+static const char *const list_events[] = {
+	"mm_page_alloc", "mm_page_free", "mm_page_free_batched",
+	"mm_page_alloc_zone_locked", "mm_page_pcpu_drain",
+};
+
+#define NR_STREAM_EVENTS	3	/* the first three: the stream itself */
+
+/*
+ * /proc/zoneinfo's zones, their batch and high (CPU 0's) and each CPU's
+ * count. A zone's pagesets come before its start_pfn: it is added at its
+ * first pageset and completed at its start_pfn. Zones with no pages have
+ * no pagesets worth modelling and are left out.
+ */
+static int read_zoneinfo(const char *path, struct pcp_trace_writer *w)
+{
+	struct pcp_trace_zone z = { 0 };
+	unsigned long long spanned = 0, v;
+	int node = -1, cpu = -1, zone = -1;
+	char *line = NULL, name[32];
+	size_t cap = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		fprintf(stderr, "%s: %s: %s\n", who, path, strerror(errno));
+		return -1;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		if (sscanf(line, "Node %d, zone %31s", &node, name) == 2) {
+			zone = -1;
+			cpu = -1;
+			spanned = 0;
+			memset(&z, 0, sizeof(z));
+			snprintf(z.name, sizeof(z.name), "%d:%.10s", node, name);
+		} else if (sscanf(line, " spanned %llu", &v) == 1) {
+			spanned = v;
+		} else if (sscanf(line, " cpu: %d", &cpu) == 1) {
+			if (zone < 0 && spanned)
+				zone = pcp_tw_zone(w, &z);
+		} else if (zone >= 0 && cpu >= 0 && sscanf(line, " count: %llu", &v) == 1) {
+			pcp_tw_count(w, cpu, zone, v);
+		} else if (zone >= 0 && cpu == 0 && sscanf(line, " high: %llu", &v) == 1) {
+			z.high = v;
+		} else if (zone >= 0 && cpu == 0 && sscanf(line, " batch: %llu", &v) == 1) {
+			z.batch = v;
+		} else if (zone >= 0 && sscanf(line, " start_pfn: %llu", &v) == 1) {
+			z.start_pfn = v;
+			z.end_pfn = v + spanned;
+			pcp_tw_set_zone(w, zone, &z);
+			zone = -1;
+		}
+	}
+	free(line);
+	fclose(f);
+	return 0;
+}
+
+/* tracefs, where it is mounted. */
+static const char *tracefs(void)
+{
+	static const char *const where[] = {
+		"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
+	};
+	char path[128];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(where); i++) {
+		snprintf(path, sizeof(path), "%s/instances", where[i]);
+		if (!access(path, W_OK))
+			return where[i];
+	}
+	return NULL;
+}
+
+static int write_str(const char *dir, const char *file, const char *val)
+{
+	char path[512];
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* The instance's overruns, summed over its CPUs. */
+static uint64_t overruns(const char *inst)
+{
+	char path[600], *line = NULL;
+	unsigned long long v, sum = 0;
+	size_t cap = 0;
+	int cpu;
+	FILE *f;
+
+	for (cpu = 0; cpu < PCP_TRACE_MAX_CPUS; cpu++) {
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", inst, cpu);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (getline(&line, &cap, f) > 0)
+			if (sscanf(line, "overrun: %llu", &v) == 1)
+				sum += v;
+		fclose(f);
+	}
+	free(line);
+	return sum;
+}
+
+static volatile sig_atomic_t record_stop;
+
+static void on_record_signal(int sig)
+{
+	record_stop = sig;
+}
+
+/* Lines of @buf into @w; what is left of a line cut short stays in @buf. */
+static int feed(struct pcp_trace_writer *w, char *buf, size_t *len)
+{
+	char *start = buf, *nl;
+	size_t rest;
+
+	while ((nl = memchr(start, '\n', buf + *len - start))) {
+		*nl = '\0';
+		if (pcp_parse_kernel_line(w, start) == PCP_LINE_BAD) {
+			fprintf(stderr, "%s: the kernel's trace: %s: %.80s\n", who,
+				pcp_trace_error, start);
+			return -1;
+		}
+		start = nl + 1;
+	}
+	rest = buf + *len - start;
+	memmove(buf, start, rest);
+	*len = rest;
+	return 0;
+}
+
+static int record_live(struct pcp_trace_writer *w, unsigned int seconds,
+		       unsigned int buffer_kb, bool kernel_lists, char **cmd)
+{
+	struct sigaction sa = { .sa_handler = on_record_signal };
+	char inst[256], path[512], val[32];
+	static char buf[1 << 16];
+	const char *root = tracefs();
+	unsigned int i, nr_events = kernel_lists ? ARRAY_SIZE(list_events) :
+				    NR_STREAM_EVENTS;
+	struct timespec t0, now;
+	struct pollfd pfd;
+	size_t len = 0;
+	pid_t child = -1;
+	int fd = -1, status = 0, err = -1, ret;
+	ssize_t n;
+	uint64_t over;
+
+	if (!root) {
+		fprintf(stderr, "%s: no writable tracefs (mount -t tracefs nodev /sys/kernel/tracing; run as root)\n",
+			who);
+		return -1;
+	}
+	snprintf(inst, sizeof(inst), "%s/instances/pcpctl-%d", root, (int)getpid());
+	if (mkdir(inst, 0700)) {
+		fprintf(stderr, "%s: %s: %s\n", who, inst, strerror(errno));
+		return -1;
+	}
+	snprintf(val, sizeof(val), "%u", buffer_kb);
+	if (write_str(inst, "buffer_size_kb", val))
+		fprintf(stderr, "%s: %s/buffer_size_kb: kept the default\n", who, inst);
+	for (i = 0; i < nr_events; i++) {
+		snprintf(path, sizeof(path), "events/kmem/%s/enable", list_events[i]);
+		ret = write_str(inst, path, "1");
+		if (ret) {
+			fprintf(stderr, "%s: kmem:%s: %s\n", who, list_events[i], strerror(-ret));
+			goto out;
+		}
+	}
+	snprintf(path, sizeof(path), "%s/trace_pipe", inst);
+	fd = open(path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0) {
+		fprintf(stderr, "%s: %s: %s\n", who, path, strerror(errno));
+		goto out;
+	}
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (cmd) {
+		fflush(NULL);
+		child = fork();
+		if (child < 0) {
+			fprintf(stderr, "%s: fork: %s\n", who, strerror(errno));
+			goto out;
+		}
+		if (!child) {
+			execvp(cmd[0], cmd);
+			fprintf(stderr, "%s: %s: %s\n", who, cmd[0], strerror(errno));
+			_exit(127);
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	for (;;) {
+		n = read(fd, buf + len, sizeof(buf) - 1 - len);
+		if (n > 0) {
+			len += n;
+			if (feed(w, buf, &len))
+				goto out;
+			if (len == sizeof(buf) - 1) {
+				fprintf(stderr, "%s: a trace line longer than %zu bytes\n",
+					who, sizeof(buf));
+				goto out;
+			}
+			continue;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			fprintf(stderr, "%s: %s: %s\n", who, path, strerror(errno));
+			goto out;
+		}
+		if (record_stop)
+			break;
+		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
+			child = -1;
+			break;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (child < 0 && !cmd && now.tv_sec - t0.tv_sec >= (time_t)seconds)
+			break;
+		poll(&pfd, 1, 100);
+	}
+	/* stop, then what is left in the buffer */
+	write_str(inst, "tracing_on", "0");
+	while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0) {
+		len += n;
+		if (feed(w, buf, &len))
+			goto out;
+	}
+	over = overruns(inst);
+	if (over > pcp_tw_header(w)->lost)
+		pcp_tw_lost(w, over - pcp_tw_header(w)->lost);
+	err = 0;
+	if (cmd && WIFEXITED(status) && WEXITSTATUS(status)) {
+		fprintf(stderr, "%s: %s exited with %d; its trace is kept\n", who,
+			cmd[0], WEXITSTATUS(status));
+	} else if (cmd && WIFSIGNALED(status)) {
+		fprintf(stderr, "%s: %s was killed by %s; its trace is kept\n", who,
+			cmd[0], strsignal(WTERMSIG(status)));
+	}
+out:
+	if (child > 0) {
+		kill(child, SIGTERM);
+		waitpid(child, &status, 0);
+	}
+	if (fd >= 0)
+		close(fd);
+	write_str(inst, "tracing_on", "0");
+	for (i = 0; i < nr_events; i++) {
+		snprintf(path, sizeof(path), "events/kmem/%s/enable", list_events[i]);
+		write_str(inst, path, "0");
+	}
+	if (rmdir(inst))
+		fprintf(stderr, "%s: %s: %s (remove it by hand)\n", who, inst, strerror(errno));
+	if (record_stop && !err)
+		fprintf(stderr, "%s: stopped by %s; the trace so far is kept\n", who,
+			strsignal(record_stop));
+	return err;
+}
+
+/* A file of perf script or tracefs text, or a dump, into @t. */
+static int record_input(const char *path, struct pcp_trace_writer *w,
+			struct pcp_trace *t, bool *is_dump)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : tmpfile();
+	char *line = NULL, buf[65536];
+	size_t cap = 0, lineno = 0, got;
+	int err = 0;
+
+	*is_dump = false;
+	if (!f) {
+		fprintf(stderr, "%s: %s: %s\n", who, path, strerror(errno));
+		return -1;
+	}
+	/* standard input into a file of its own: a dump is read twice */
+	if (!strcmp(path, "-")) {
+		while ((got = fread(buf, 1, sizeof(buf), stdin)))
+			fwrite(buf, 1, got, f);
+		if (ferror(stdin) || ferror(f)) {
+			fprintf(stderr, "%s: standard input: %s\n", who, strerror(errno));
+			fclose(f);
+			return -1;
+		}
+		rewind(f);
+	}
+	while (!err && getline(&line, &cap, f) >= 0) {
+		lineno++;
+		if (lineno == 1 && !strncmp(line, "# pcptrace", 10)) {
+			rewind(f);
+			*is_dump = true;
+			err = pcp_trace_read_text(f, path, t);
+			if (err)
+				fprintf(stderr, "%s: %s\n", who, pcp_trace_error);
+			break;
+		}
+		if (pcp_parse_kernel_line(w, line) == PCP_LINE_BAD) {
+			fprintf(stderr, "%s: %s line %zu: %s\n", who, path, lineno,
+				pcp_trace_error);
+			err = -1;
+		}
+	}
+	if (!err && ferror(f)) {
+		fprintf(stderr, "%s: %s: %s\n", who, path, strerror(errno));
+		err = -1;
+	}
+	free(line);
+	fclose(f);
+	return err;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "seconds", required_argument, NULL, 'd' },
+		{ "input", required_argument, NULL, 'i' },
+		{ "zoneinfo", required_argument, NULL, 'z' },
+		{ "no-kernel-lists", no_argument, NULL, 'n' },
+		{ "buffer-kb", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	const char *out = NULL, *input = NULL, *zoneinfo = NULL;
+	unsigned int seconds = 10, buffer_kb = 16384;
+	bool kernel_lists = true, is_dump = false, seconds_given = false;
+	struct pcp_trace_writer *w;
+	struct pcp_trace t = { 0 };
+	char **cmd = NULL;
+	int opt, err;
+
+	while ((opt = next_option(argc, argv, longopts)) != -1) {
+		switch (opt) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'd':
+			if (parse_uint_arg("--seconds", optarg, 1, 86400, &seconds))
+				return 2;
+			seconds_given = true;
+			break;
+		case 'i':
+			input = optarg;
+			break;
+		case 'z':
+			zoneinfo = optarg;
+			break;
+		case 'n':
+			kernel_lists = false;
+			break;
+		case 'b':
+			if (parse_uint_arg("--buffer-kb", optarg, 64, 1U << 20, &buffer_kb))
+				return 2;
+			break;
+		case 'h':
+			printf("%s", record_help);
+			return 0;
+		default:
+			return 2;
+		}
+	}
+	if (optind < argc)
+		cmd = argv + optind;
+	if (!out || (input && (cmd || seconds_given)) || (cmd && seconds_given)) {
+		fprintf(stderr, "%s: usage: %s record --output TRACE [--seconds N | -- COMMAND...] or --input FILE; see %s help record\n",
+			who, prog, prog);
+		return 2;
+	}
+	w = pcp_tw_new();
+	if (!w) {
+		fprintf(stderr, "%s: out of memory\n", who);
+		return 1;
+	}
+	err = 0;
+	if (zoneinfo || !input)
+		err = read_zoneinfo(zoneinfo ? zoneinfo : "/proc/zoneinfo", w);
+	if (!err && input)
+		err = record_input(input, w, &t, &is_dump);
+	else if (!err)
+		err = record_live(w, seconds, buffer_kb, kernel_lists, cmd);
+	if (!err && !is_dump) {
+		if (kernel_lists && !input)
+			pcp_tw_set_flags(w, PCP_TRACE_KERNEL_LISTS);
+		err = pcp_tw_finish(w, &t);
+		if (err)
+			fprintf(stderr, "%s: %s\n", who, pcp_trace_error);
+	}
+	pcp_tw_destroy(w);
+	if (err)
+		return 1;
+	if (pcp_trace_write(&t, out)) {
+		fprintf(stderr, "%s: %s\n", who, pcp_trace_error);
+		pcp_trace_release(&t);
+		return 1;
+	}
+	printf("recorded %s: %" PRIu64 " events (%" PRIu64 " allocations, %" PRIu64
+	       " frees) on %u CPUs; lost %" PRIu64 ", dropped %" PRIu64
+	       " unmatched and %" PRIu64 " above order %d\n", out, t.h.nr_events,
+	       t.nr_allocs, t.nr_frees, t.h.nr_cpus, t.h.lost, t.h.unmatched,
+	       t.h.beyond, PCP_TRACE_MAX_ORDER);
+	if (t.h.lost)
+		fprintf(stderr, "%s: warning: the kernel lost %" PRIu64
+			" events (a bigger --buffer-kb keeps more)\n", who, t.h.lost);
+	pcp_trace_release(&t);
+	return 0;
+}

@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pcpctl replay: a trace driven through the loaded module, through the
+ * "user" file's ioctls, each event on the CPU it was recorded on.
+ *
+ * The default, lockstep, is deterministic: one thread takes the events
+ * in the trace's order, moving to each event's CPU, so the magazines see
+ * exactly the sequence the simulator sees and --check can ask for exact
+ * agreement. Runs of one CPU's allocations (or frees) of one order go in
+ * one ioctl, which serves them one by one. A free releases a held block
+ * of its order, not necessarily the same page: the lists count blocks,
+ * so which one makes no difference to any counter.
+ *
+ * --parallel runs a thread per CPU at once, each waiting only for the
+ * allocation of a page it frees: closer to the recorded timing, but
+ * which CPU reaches a list first is up to the machine, so its counters
+ * are not reproducible.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include "pcpctl.h"
+#include "sim.h"
+
+static const char *replay_help =
+	"usage: pcpctl replay TRACE [--set KNOBS] [--parallel] [--check] [--json]\n\n"
+	"Drive TRACE's allocations and frees through pcpcache, each on the CPU\n"
+	"it was recorded on, holding each page from its allocation to its\n"
+	"free, and report cycles per operation (the ioctl's included) and each\n"
+	"CPU's counters. The configuration is set for the run (--set, else the\n"
+	"one in force) with empty magazines, and put back afterwards.\n\n"
+	"  --set KNOBS  as pcpctl set takes them: 'mode=single batch=63 high=378'\n"
+	"  --parallel   a thread per CPU at once (not reproducible)\n"
+	"  --check      simulate the same trace and setting and compare each\n"
+	"               CPU's hits, refills and drains; in lockstep they must\n"
+	"               agree exactly (exit 1 if not)\n"
+	"  --json       one JSON object\n";
+
+/* The counters compared, as stats_percpu names them. */
+static const char *const counters[] = {
+	"alloc_hit", "alloc_miss", "refill", "refill_pages", "drain",
+	"drain_pages", "buddy_alloc", "buddy_free",
+};
+
+#define NR_COUNTERS	ARRAY_SIZE(counters)
+
+static uint64_t sim_counter(const struct sim_cpu *c, unsigned int k)
+{
+	const uint64_t v[NR_COUNTERS] = {
+		c->alloc_hit, c->alloc_miss, c->refill, c->refill_pages,
+		c->drain, c->drain_pages, c->buddy_alloc, c->buddy_free,
+	};
+
+	return v[k];
+}
+
+struct replay {
+	const struct pcp_trace *t;
+	int fd;
+	uint64_t cycles, ops, ioctls;
+	atomic_uchar *done;		/* parallel: events done */
+	uint64_t *alloc_of;		/* parallel: a free's allocation */
+	int failed;
+	char why[160];
+};
+
+static int do_ioctl(struct replay *r, unsigned int op, unsigned int order,
+		    bool cold, unsigned int count)
+{
+	unsigned int flags = PCPCACHE_ORDER(order) | (cold ? PCPCACHE_COLD : 0);
+	struct pcpcache_pages req;
+	uint64_t c0 = __rdtsc();
+	int err;
+
+	err = op == PCP_EV_ALLOC ? pcp_alloc(r->fd, count, flags, &req) :
+				   pcp_free(r->fd, count, flags, &req);
+	r->cycles += __rdtsc() - c0;
+	r->ioctls++;
+	r->ops += count;
+	if (err || req.done != count) {
+		snprintf(r->why, sizeof(r->why), "%s of %u blocks of order %u: %s (%u done)%s",
+			 op == PCP_EV_ALLOC ? "allocation" : "free", count, order,
+			 err ? strerror(-err) : "short", req.done,
+			 err == -ENOSPC ? "; the trace holds more pages at once than user_max_pages allows" : "");
+		return -1;
+	}
+	return 0;
+}
+
+static int lockstep(struct replay *r)
+{
+	const struct pcp_trace *t = r->t;
+	uint64_t i = 0, j;
+	int cpu = -1;
+
+	while (i < t->h.nr_events) {
+		const struct pcp_trace_event *e = &t->ev[i];
+
+		if (e->op != PCP_EV_ALLOC && e->op != PCP_EV_FREE) {
+			i++;
+			continue;
+		}
+		/* the run of the same CPU, operation, order and temperature */
+		for (j = i + 1; j < t->h.nr_events && j - i < 4096; j++)
+			if (t->ev[j].cpu != e->cpu || t->ev[j].op != e->op ||
+			    t->ev[j].bits != e->bits)
+				break;
+		if (e->cpu != cpu) {
+			if (pcp_pin(e->cpu)) {
+				snprintf(r->why, sizeof(r->why), "CPU %u: %s", e->cpu,
+					 strerror(errno));
+				return -1;
+			}
+			cpu = e->cpu;
+		}
+		if (do_ioctl(r, e->op, pcp_ev_order(e), pcp_ev_cold(e), j - i))
+			return -1;
+		i = j;
+	}
+	return 0;
+}
+
+struct worker {
+	struct replay *r;
+	unsigned int cpu;
+	uint64_t cycles, ops;
+	int failed;
+	pthread_t thread;
+};
+
+static void *parallel_worker(void *arg)
+{
+	struct worker *w = arg;
+	struct replay r = *w->r;	/* its own counts, the shared file */
+	const struct pcp_trace *t = r.t;
+	uint64_t i;
+
+	r.cycles = r.ops = 0;
+	if (pcp_pin(w->cpu)) {
+		w->failed = 1;
+		return NULL;
+	}
+	for (i = 0; i < t->h.nr_events && !w->failed; i++) {
+		const struct pcp_trace_event *e = &t->ev[i];
+
+		if (e->cpu != w->cpu || (e->op != PCP_EV_ALLOC && e->op != PCP_EV_FREE))
+			continue;
+		if (e->op == PCP_EV_FREE)
+			while (!atomic_load(&r.done[r.alloc_of[i]]))
+				sched_yield();
+		if (do_ioctl(&r, e->op, pcp_ev_order(e), pcp_ev_cold(e), 1)) {
+			w->failed = 1;
+			snprintf(w->r->why, sizeof(w->r->why), "%s", r.why);
+		}
+		atomic_store(&r.done[i], 1);
+	}
+	w->cycles = r.cycles;
+	w->ops = r.ops;
+	return NULL;
+}
+
+static int parallel(struct replay *r)
+{
+	const struct pcp_trace *t = r->t;
+	unsigned int n = t->h.nr_cpus, cpu;
+	uint64_t i, *last = calloc(t->nr_slots ? t->nr_slots : 1, sizeof(*last));
+	struct worker *w = calloc(n, sizeof(*w));
+	int err = 0;
+
+	r->done = calloc(t->h.nr_events ? t->h.nr_events : 1, sizeof(*r->done));
+	r->alloc_of = calloc(t->h.nr_events ? t->h.nr_events : 1, sizeof(*r->alloc_of));
+	if (!last || !w || !r->done || !r->alloc_of) {
+		snprintf(r->why, sizeof(r->why), "out of memory");
+		err = -1;
+		goto out;
+	}
+	for (i = 0; i < t->h.nr_events; i++) {
+		if (t->ev[i].op == PCP_EV_ALLOC)
+			last[t->slot[i]] = i;
+		else if (t->ev[i].op == PCP_EV_FREE)
+			r->alloc_of[i] = last[t->slot[i]];
+	}
+	for (cpu = 0; cpu < n; cpu++) {
+		w[cpu].r = r;
+		w[cpu].cpu = cpu;
+		if (pthread_create(&w[cpu].thread, NULL, parallel_worker, &w[cpu])) {
+			/* the others would wait for it for ever: a failure now */
+			n = cpu;
+			snprintf(r->why, sizeof(r->why), "cannot start a thread");
+			err = -1;
+			break;
+		}
+	}
+	for (cpu = 0; cpu < n; cpu++) {
+		pthread_join(w[cpu].thread, NULL);
+		r->cycles += w[cpu].cycles;
+		r->ops += w[cpu].ops;
+		if (w[cpu].failed)
+			err = -1;
+	}
+out:
+	free(last);
+	free(w);
+	free(r->done);
+	free(r->alloc_of);
+	return err;
+}
+
+/* The configuration the run uses: --set's on the one in force. */
+static int run_config(const char *set, char *saved, size_t size,
+		      struct pcpcache_config *cfg)
+{
+	char path[256];
+	ssize_t n;
+	int err;
+
+	pcp_path(path, sizeof(path), "config");
+	n = pcp_read_file(path, saved, size);
+	if (n < 0) {
+		fprintf(stderr, "%s: config: %s\n", who, strerror(-n));
+		return -1;
+	}
+	saved[strcspn(saved, "\n")] = '\0';
+	memset(cfg, 0, sizeof(*cfg));
+	if (pcpcache_config_parse(cfg, saved, strlen(saved))) {
+		fprintf(stderr, "%s: config: '%.*s' is not a configuration\n", who,
+			QUOTE_MAX, saved);
+		return -1;
+	}
+	if (set && pcpcache_config_parse(cfg, set, strlen(set))) {
+		fprintf(stderr, "%s: --set '%.*s' refused: see %s set --help\n", who,
+			QUOTE_MAX, set, prog);
+		return 2;
+	}
+	/* empty magazines: passthrough gives every page back */
+	err = pcp_write("mode", "passthrough");
+	if (!err && set)
+		err = pcp_write("config", set);
+	if (!err)
+		err = pcp_write("mode", pcpcache_mode_name(cfg->mode));
+	if (err) {
+		fprintf(stderr, "%s: the configuration for the run was refused: %s\n",
+			who, strerror(-err));
+		pcp_write("config", saved);
+		return set ? 2 : -1;
+	}
+	return 0;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "set", required_argument, NULL, 's' },
+		{ "parallel", no_argument, NULL, 'p' },
+		{ "check", no_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	bool par = false, check = false, json = false, agree = true;
+	unsigned long long *before = NULL, *after = NULL;
+	struct replay r = { .fd = -1 };
+	struct sim_setting s = { .max_order = PCP_TRACE_MAX_ORDER };
+	struct sim_result sim = { 0 };
+	char saved[512], label[96];
+	const char *set = NULL;
+	unsigned int cpu, k, n;
+	struct pcp_trace t;
+	struct json js;
+	int opt, err = 1, ret;
+	long online;
+
+	while ((opt = next_option(argc, argv, longopts)) != -1) {
+		switch (opt) {
+		case 's':
+			set = optarg;
+			break;
+		case 'p':
+			par = true;
+			break;
+		case 'c':
+			check = true;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			printf("%s", replay_help);
+			return 0;
+		default:
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "%s: usage: %s replay TRACE [OPTIONS]; see %s help replay\n",
+			who, prog, prog);
+		return 2;
+	}
+	if (need_writable() || need_debugfs_file("user"))
+		return 1;
+	if (load_trace(argv[optind], &t))
+		return 1;
+	n = t.h.nr_cpus;
+	online = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n > online) {
+		fprintf(stderr, "%s: the trace has events of %u CPUs, this machine %ld online\n",
+			who, n, online);
+		pcp_trace_release(&t);
+		return 1;
+	}
+	before = calloc(n * NR_COUNTERS, sizeof(*before));
+	after = calloc(n * NR_COUNTERS, sizeof(*after));
+	r.t = &t;
+	if (!before || !after) {
+		fprintf(stderr, "%s: out of memory\n", who);
+		goto out_trace;
+	}
+	ret = run_config(set, saved, sizeof(saved), &s.cfg);
+	if (ret) {
+		err = ret < 0 ? 1 : 2;
+		goto out_trace;
+	}
+	s.design = (enum sim_design)s.cfg.mode;
+	r.fd = pcp_open_user();
+	if (r.fd < 0) {
+		fprintf(stderr, "%s: %s: %s\n", who, PCPCACHE_USER_FILE, strerror(-r.fd));
+		goto out_config;
+	}
+	if (read_percpu_counts(counters, NR_COUNTERS, before, n))
+		goto out_file;
+	ret = par ? parallel(&r) : lockstep(&r);
+	if (read_percpu_counts(counters, NR_COUNTERS, after, n))
+		goto out_file;
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", who, r.why);
+		goto out_file;
+	}
+	for (k = 0; k < n * NR_COUNTERS; k++)
+		after[k] -= before[k];
+	if (check && sim_run(&t, &s, &sim)) {
+		fprintf(stderr, "%s: the simulation ran out of memory\n", who);
+		goto out_file;
+	}
+	if (check)
+		for (cpu = 0; cpu < n; cpu++)
+			for (k = 0; k < NR_COUNTERS; k++)
+				if (sim_counter(&sim.cpu[cpu], k) != after[cpu * NR_COUNTERS + k])
+					agree = false;
+	sim_label(&s, label, sizeof(label));
+	if (json) {
+		json_open(&js, stdout);
+		json_begin(&js, NULL, '{');
+		json_str(&js, "trace", argv[optind]);
+		json_str(&js, "setting", label);
+		json_str(&js, "mode", par ? "parallel" : "lockstep");
+		json_uint(&js, "operations", r.ops);
+		json_uint(&js, "ioctls", r.ioctls);
+		json_num(&js, "cycles_per_op", r.ops ? (double)r.cycles / r.ops : 0);
+		if (check)
+			json_bool(&js, "agree", agree);
+		json_begin(&js, "cpus", '[');
+		for (cpu = 0; cpu < n; cpu++) {
+			json_begin(&js, NULL, '{');
+			json_uint(&js, "cpu", cpu);
+			for (k = 0; k < NR_COUNTERS; k++)
+				json_uint(&js, counters[k], after[cpu * NR_COUNTERS + k]);
+			json_end(&js, '}');
+		}
+		json_end(&js, ']');
+		json_end(&js, '}');
+		putchar('\n');
+	} else {
+		print_trace_summary(stdout, argv[optind], &t);
+		printf("replayed %s (%s): %" PRIu64 " operations in %" PRIu64
+		       " ioctls, %.0f cycles per operation, ioctl included\n",
+		       label, par ? "parallel" : "lockstep", r.ops, r.ioctls,
+		       r.ops ? (double)r.cycles / r.ops : 0);
+		printf("%-4s %-7s", "cpu", "");
+		for (k = 0; k < NR_COUNTERS; k++)
+			printf(" %12s", counters[k]);
+		putchar('\n');
+		for (cpu = 0; cpu < n; cpu++) {
+			printf("%-4u %-7s", cpu, "module");
+			for (k = 0; k < NR_COUNTERS; k++)
+				printf(" %12llu", after[cpu * NR_COUNTERS + k]);
+			putchar('\n');
+			if (!check)
+				continue;
+			printf("%-4s %-7s", "", "sim");
+			for (k = 0; k < NR_COUNTERS; k++)
+				printf(" %12" PRIu64 "%s", sim_counter(&sim.cpu[cpu], k),
+				       sim_counter(&sim.cpu[cpu], k) ==
+				       after[cpu * NR_COUNTERS + k] ? "" : "!");
+			putchar('\n');
+		}
+		if (check)
+			printf("simulator and module %s%s\n", agree ? "agree on every CPU" :
+			       "DIFFER ('!')", par ? " (parallel: not expected to agree)" :
+			       s.cfg.high_auto ? " (high=auto: the module decays by the clock, the simulator by trace time)" : "");
+	}
+	err = check && !agree && !par && !s.cfg.high_auto ? 1 : 0;
+out_file:
+	close(r.fd);
+out_config:
+	/* back as found: the pages held go back first, then the config */
+	if (pcp_write("config", saved))
+		fprintf(stderr, "%s: cannot put the configuration back: '%s'\n", who, saved);
+out_trace:
+	sim_result_release(&sim);
+	free(before);
+	free(after);
+	pcp_trace_release(&t);
+	return err;
+}

@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pcpctl simulate's engine: one setting over one trace.
+ *
+ * The module's designs run on the module's own magazine.c, as core.c
+ * drives it: a hit takes from the list, a miss refills batch >> order
+ * blocks (at least one), keeps one for the caller and adds the rest,
+ * then cuts the list to high; a free goes on the list of the freeing CPU
+ * and a list over high gives a batch back. With high=auto, a refill of
+ * the hot list raises high and a tick a second of trace time decays it,
+ * as request.c's work does. Blocks are list nodes of a pool: identity
+ * matters only as far as the lists order them.
+ *
+ * Kept free of kernel-only calls, like magazine.c: it builds against the
+ * kernel's tools/include/linux/list.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "magazine.h"
+#include "kmodel.h"
+#include "sim.h"
+
+struct blk {
+	struct list_head lru;
+};
+
+/* Blocks come from chunks and go back to a free list through lru.next. */
+struct pool {
+	struct list_head *free;
+	struct blk **chunks;
+	size_t nr_chunks;
+};
+
+#define POOL_CHUNK	4096
+
+static struct list_head *pool_get(struct pool *p)
+{
+	struct list_head *node = p->free;
+	struct blk *chunk, **chunks;
+	size_t i;
+
+	if (!node) {
+		chunk = malloc(POOL_CHUNK * sizeof(*chunk));
+		chunks = realloc(p->chunks, (p->nr_chunks + 1) * sizeof(*chunks));
+		if (!chunk || !chunks) {
+			free(chunk);
+			if (chunks)
+				p->chunks = chunks;
+			return NULL;
+		}
+		p->chunks = chunks;
+		p->chunks[p->nr_chunks++] = chunk;
+		for (i = 0; i < POOL_CHUNK; i++) {
+			chunk[i].lru.next = p->free;
+			p->free = &chunk[i].lru;
+		}
+		node = p->free;
+	}
+	p->free = node->next;
+	return node;
+}
+
+static void pool_put(struct pool *p, struct list_head *node)
+{
+	node->next = p->free;
+	p->free = node;
+}
+
+static void pool_release(struct pool *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_chunks; i++)
+		free(p->chunks[i]);
+	free(p->chunks);
+	memset(p, 0, sizeof(*p));
+}
+
+struct sim {
+	const struct sim_setting *s;
+	struct pcpcache_mag *mag;
+	struct sim_cpu *cpu;
+	struct pool pool;
+	struct list_head **held;	/* by slot */
+	uint64_t parked;		/* all CPUs */
+	bool nomem;
+};
+
+/* Give a cut's blocks back: a drain of @c, counted as core.c counts it. */
+static void give_back(struct sim *sim, struct sim_cpu *c, struct pcpcache_cut *cut)
+{
+	struct list_head *node, *next;
+	unsigned int order;
+
+	if (!cut->count)
+		return;
+	c->drain++;
+	c->drain_pages += cut->count;
+	c->buddy_free += cut->count;
+	for (order = 0; order < PCPCACHE_NR_ORDERS; order++)
+		list_for_each_safe(node, next, &cut->pages[order])
+			pool_put(&sim->pool, node);
+	mag_cut_init(cut);
+}
+
+static struct list_head *sim_refill(struct sim *sim, unsigned int cpu,
+				    unsigned int order, bool cold)
+{
+	struct pcpcache_mag *mag = &sim->mag[cpu];
+	struct pcpcache_list *list = mag_list(mag, cold);
+	struct sim_cpu *c = &sim->cpu[cpu];
+	struct list_head *mine, *node;
+	unsigned int batch, nr, i;
+	struct pcpcache_cut cut;
+	LIST_HEAD(pages);
+
+	batch = mag_batch(list->batch, order);
+	if (list == &mag->lists[PCPCACHE_LIST_HOT])
+		mag_high_grow(mag);
+	c->refill++;
+	c->refill_pages += batch << order;
+	c->buddy_alloc += batch << order;
+	mine = pool_get(&sim->pool);
+	for (i = 1; i < batch && mine; i++) {
+		node = pool_get(&sim->pool);
+		if (!node)
+			break;
+		list_add_tail(node, &pages);
+	}
+	if (!mine || i < batch) {
+		sim->nomem = true;
+		return mine;
+	}
+	nr = batch - 1;
+	if (nr) {
+		mag_cut_init(&cut);
+		mag_add_refill(list, order, &pages, nr);
+		mag_trim_to_high(list, &cut, PCPCACHE_MAX_BATCH -
+				 (nr < PCPCACHE_MAX_BATCH ? nr : PCPCACHE_MAX_BATCH));
+		give_back(sim, c, &cut);
+	}
+	return mine;
+}
+
+static bool cached_order(const struct sim *sim, unsigned int order)
+{
+	return sim->s->design != SIM_PASSTHROUGH && order <= sim->s->max_order;
+}
+
+static void sim_alloc(struct sim *sim, const struct pcp_trace_event *e,
+		      uint32_t slot)
+{
+	unsigned int order = pcp_ev_order(e), pages = 1U << order;
+	struct sim_cpu *c = &sim->cpu[e->cpu];
+	struct list_head *node = NULL;
+
+	c->allocs++;
+	if (cached_order(sim, order))
+		node = mag_take(&sim->mag[e->cpu], order, pcp_ev_cold(e));
+	if (node) {
+		c->hits++;
+		c->alloc_hit += pages;
+	} else {
+		c->alloc_miss += pages;
+		if (cached_order(sim, order)) {
+			node = sim_refill(sim, e->cpu, order, pcp_ev_cold(e));
+		} else {
+			c->buddy_alloc += pages;
+			node = pool_get(&sim->pool);
+		}
+		if (!node)
+			sim->nomem = true;
+	}
+	sim->held[slot] = node;
+}
+
+static void sim_free(struct sim *sim, const struct pcp_trace_event *e,
+		     uint32_t slot)
+{
+	unsigned int order = pcp_ev_order(e);
+	struct pcpcache_mag *mag = &sim->mag[e->cpu];
+	struct sim_cpu *c = &sim->cpu[e->cpu];
+	struct list_head *node = sim->held[slot];
+	struct pcpcache_list *list;
+	struct pcpcache_cut cut;
+
+	c->frees++;
+	sim->held[slot] = NULL;
+	if (!node)
+		return;
+	if (!cached_order(sim, order)) {
+		c->buddy_free += 1U << order;
+		pool_put(&sim->pool, node);
+		return;
+	}
+	list = mag_put(mag, node, order, pcp_ev_cold(e));
+	if (mag_over_high(list)) {
+		mag_cut_init(&cut);
+		mag_trim(list, order, &cut);
+		give_back(sim, c, &cut);
+	}
+}
+
+/* request.c's decay work on every CPU: decay, then trim to the new high. */
+static void sim_tick(struct sim *sim, unsigned int nr_cpus)
+{
+	struct pcpcache_cut cut;
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < nr_cpus; cpu++) {
+		sim->parked -= mag_count(&sim->mag[cpu]);
+		mag_high_decay(&sim->mag[cpu]);
+		mag_cut_init(&cut);
+		while (mag_trim_excess(&sim->mag[cpu], &cut, PCPCACHE_MAX_BATCH))
+			give_back(sim, &sim->cpu[cpu], &cut);
+		sim->parked += mag_count(&sim->mag[cpu]);
+	}
+}
+
+static void result_finish(struct sim_result *r, double parked_sum)
+{
+	uint64_t allocs = 0, hits = 0;
+	unsigned int cpu;
+	struct sim_cpu *t = &r->total;
+	uint64_t peak = t->parked_peak;
+
+	memset(t, 0, sizeof(*t));
+	t->parked_peak = peak;
+	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
+		const struct sim_cpu *c = &r->cpu[cpu];
+
+		t->allocs += c->allocs;
+		t->frees += c->frees;
+		t->hits += c->hits;
+		t->alloc_hit += c->alloc_hit;
+		t->alloc_miss += c->alloc_miss;
+		t->refill += c->refill;
+		t->refill_pages += c->refill_pages;
+		t->drain += c->drain;
+		t->drain_pages += c->drain_pages;
+		t->buddy_alloc += c->buddy_alloc;
+		t->buddy_free += c->buddy_free;
+		if (c->parked_peak > r->parked_peak_cpu)
+			r->parked_peak_cpu = c->parked_peak;
+	}
+	allocs = t->allocs;
+	hits = t->hits;
+	r->ops = t->allocs + t->frees;
+	r->hit_rate = allocs ? (double)hits / allocs : 0;
+	r->trips_per_k = r->ops ? 1000.0 * (t->refill + t->drain) / r->ops : 0;
+	r->parked_mean = r->ops ? parked_sum / r->ops : 0;
+}
+
+static int run_module_design(const struct pcp_trace *t, const struct sim_setting *s,
+			     struct sim_result *r)
+{
+	struct pcpcache_config cfg = s->cfg;
+	struct sim sim = { .s = s, .cpu = r->cpu };
+	unsigned int cpu, n = t->h.nr_cpus, before, after;
+	uint64_t i, now = 0, next_tick = SIM_DECAY_USECS;
+	double parked_sum = 0;
+	int err = 0;
+
+	cfg.mode = (enum pcpcache_mode)s->design;
+	sim.mag = calloc(n, sizeof(*sim.mag));
+	sim.held = calloc(t->nr_slots ? t->nr_slots : 1, sizeof(*sim.held));
+	if (!sim.mag || !sim.held) {
+		err = -1;
+		goto out;
+	}
+	for (cpu = 0; cpu < n; cpu++)
+		mag_init(&sim.mag[cpu], &cfg);
+	for (i = 0; i < t->h.nr_events && !sim.nomem; i++) {
+		const struct pcp_trace_event *e = &t->ev[i];
+
+		now += e->usecs;
+		if (cfg.high_auto) {
+			for (; now >= next_tick; next_tick += SIM_DECAY_USECS)
+				sim_tick(&sim, n);
+		}
+		if (e->op != PCP_EV_ALLOC && e->op != PCP_EV_FREE)
+			continue;
+		before = mag_count(&sim.mag[e->cpu]);
+		if (e->op == PCP_EV_ALLOC)
+			sim_alloc(&sim, e, t->slot[i]);
+		else
+			sim_free(&sim, e, t->slot[i]);
+		after = mag_count(&sim.mag[e->cpu]);
+		sim.parked = sim.parked + after - before;
+		if (after > r->cpu[e->cpu].parked_peak)
+			r->cpu[e->cpu].parked_peak = after;
+		if (sim.parked > r->total.parked_peak)
+			r->total.parked_peak = sim.parked;
+		parked_sum += sim.parked;
+	}
+	if (sim.nomem)
+		err = -1;
+	result_finish(r, parked_sum);
+out:
+	free(sim.mag);
+	free(sim.held);
+	pool_release(&sim.pool);
+	return err;
+}
+
+static int run_kernel_model(const struct pcp_trace *t, struct sim_result *r)
+{
+	struct kmodel_zone zones[PCP_TRACE_MAX_ZONES];
+	unsigned int z, cpu, nz = t->h.nr_zones;
+	const struct kmodel_cpu_result *k;
+	struct kmodel *m;
+	double parked_sum = 0;
+	uint64_t i;
+	int err;
+
+	if (!nz)
+		return -1;
+	for (z = 0; z < nz; z++) {
+		memset(&zones[z], 0, sizeof(zones[z]));
+		snprintf(zones[z].name, sizeof(zones[z].name), "%s", t->zones[z].name);
+		zones[z].start_pfn = t->zones[z].start_pfn;
+		zones[z].end_pfn = t->zones[z].end_pfn;
+		zones[z].high = t->zones[z].high;
+		zones[z].batch = t->zones[z].batch;
+	}
+	m = kmodel_new(t->h.nr_cpus, zones, nz);
+	if (!m)
+		return -1;
+	for (cpu = 0; cpu < t->h.nr_cpus; cpu++)
+		for (z = 0; z < nz; z++)
+			kmodel_set_count(m, cpu, z, t->counts[cpu * nz + z]);
+	for (i = 0; i < t->h.nr_events; i++) {
+		const struct pcp_trace_event *e = &t->ev[i];
+
+		err = 0;
+		if (e->op == PCP_EV_ALLOC)
+			err = kmodel_alloc(m, e->cpu, e->pfn, pcp_ev_order(e), pcp_ev_mt(e));
+		else if (e->op == PCP_EV_FREE)
+			err = kmodel_free(m, e->cpu, e->pfn, pcp_ev_order(e), pcp_ev_mt(e));
+		else
+			continue;
+		r->skipped += err != 0;
+		parked_sum += kmodel_parked(m);
+		if (kmodel_parked(m) > r->total.parked_peak)
+			r->total.parked_peak = kmodel_parked(m);
+	}
+	for (cpu = 0; cpu < t->h.nr_cpus; cpu++) {
+		k = kmodel_cpu(m, cpu);
+		r->cpu[cpu].allocs = k->allocs;
+		r->cpu[cpu].frees = k->frees;
+		r->cpu[cpu].hits = k->hits;
+		r->cpu[cpu].refill = k->refills;
+		r->cpu[cpu].refill_pages = k->refill_pages;
+		r->cpu[cpu].drain = k->drains;
+		r->cpu[cpu].drain_pages = k->drain_pages;
+		r->cpu[cpu].buddy_alloc = k->refill_pages;
+		r->cpu[cpu].buddy_free = k->drain_pages;
+		r->cpu[cpu].parked_peak = k->parked_peak;
+	}
+	kmodel_destroy(m);
+	result_finish(r, parked_sum);
+	return 0;
+}
+
+int sim_run(const struct pcp_trace *t, const struct sim_setting *s,
+	    struct sim_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->nr_cpus = t->h.nr_cpus;
+	r->cpu = calloc(r->nr_cpus, sizeof(*r->cpu));
+	if (!r->cpu)
+		return -1;
+	if (s->design == SIM_KERNEL)
+		return run_kernel_model(t, r);
+	return run_module_design(t, s, r);
+}
+
+void sim_result_release(struct sim_result *r)
+{
+	free(r->cpu);
+	r->cpu = NULL;
+}
+
+const char *sim_design_name(enum sim_design d)
+{
+	return d == SIM_KERNEL ? "kernel" : pcpcache_mode_name((enum pcpcache_mode)d);
+}
+
+void sim_label(const struct sim_setting *s, char *buf, size_t size)
+{
+	const struct pcpcache_config *c = &s->cfg;
+
+	switch (s->design) {
+	case SIM_PASSTHROUGH:
+	case SIM_KERNEL:
+		snprintf(buf, size, "%s", sim_design_name(s->design));
+		break;
+	default:
+		if (c->high_auto)
+			snprintf(buf, size, "%s batch=%u high=auto(%u-%u)",
+				 sim_design_name(s->design), c->batch, c->high_min,
+				 c->high_max);
+		else
+			snprintf(buf, size, "%s batch=%u high=%u",
+				 sim_design_name(s->design), c->batch, c->high);
+	}
+	if (s->max_order < PCP_TRACE_MAX_ORDER && s->design != SIM_KERNEL &&
+	    s->design != SIM_PASSTHROUGH) {
+		size_t len = strlen(buf);
+
+		snprintf(buf + len, size - len, " orders=0-%u", s->max_order);
+	}
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pcpctl simulate: a trace through the module's own list discipline
+ * (module/magazine.c and policy.c, compiled in) or through a model of
+ * the kernel's lists (kmodel.c), one setting at a time.
+ */
+#ifndef _PCPCTL_SIM_H
+#define _PCPCTL_SIM_H
+
+#include <stdint.h>
+
+#include "policy.h"
+#include "trace.h"
+
+enum sim_design {
+	SIM_PASSTHROUGH = PCPCACHE_MODE_PASSTHROUGH,
+	SIM_SINGLE = PCPCACHE_MODE_SINGLE,
+	SIM_SPLIT = PCPCACHE_MODE_SPLIT,
+	SIM_KERNEL,		/* 6.1's lists, batch and high from the trace */
+	SIM_NR_DESIGNS,
+};
+
+struct sim_setting {
+	enum sim_design design;
+	struct pcpcache_config cfg;	/* mode ignored: design says */
+	unsigned int max_order;		/* orders above go to the buddy allocator */
+};
+
+/* Counted as the module counts them (stats_percpu): pages unless said. */
+struct sim_cpu {
+	uint64_t allocs, frees, hits;	/* blocks */
+	uint64_t alloc_hit, alloc_miss;	/* pages */
+	uint64_t refill, refill_pages;
+	uint64_t drain, drain_pages;
+	uint64_t buddy_alloc, buddy_free;
+	uint64_t parked_peak;		/* pages cached at once, most */
+};
+
+struct sim_result {
+	unsigned int nr_cpus;
+	struct sim_cpu *cpu;		/* [nr_cpus] */
+	struct sim_cpu total;		/* parked_peak: of the sum */
+	uint64_t ops;			/* allocations and frees */
+	double parked_mean;		/* pages cached, over the events */
+	uint64_t parked_peak_cpu;	/* the most one CPU had */
+	double hit_rate;		/* allocations served from a list, of all */
+	double trips_per_k;		/* refills and drains per 1000 ops */
+	int pareto;			/* on the front of trips against peak */
+	uint64_t skipped;		/* kernel model: events it cannot place */
+};
+
+int sim_run(const struct pcp_trace *t, const struct sim_setting *s,
+	    struct sim_result *r);
+void sim_result_release(struct sim_result *r);
+const char *sim_design_name(enum sim_design d);
+void sim_label(const struct sim_setting *s, char *buf, size_t size);
+
+/* The decay tick of high=auto, as module/request.c's: every second. */
+#define SIM_DECAY_USECS	1000000
+
+#endif /* _PCPCTL_SIM_H */

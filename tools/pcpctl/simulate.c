@@ -1,0 +1,644 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pcpctl simulate and dump: a recorded trace through every design and
+ * setting (sim.c), side by side, and the trace as text.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pcpctl.h"
+#include "plot.h"
+#include "sim.h"
+
+/* A file written by record, or its dump (pcpctl's own text). */
+int load_trace(const char *path, struct pcp_trace *t)
+{
+	char magic[8] = { 0 };
+	FILE *f;
+	int err;
+
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "%s: %s: %s\n", who, path, strerror(errno));
+		return -1;
+	}
+	if (fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
+	    !memcmp(magic, PCP_TRACE_MAGIC, sizeof(magic))) {
+		fclose(f);
+		err = pcp_trace_load(path, t);
+	} else {
+		rewind(f);
+		err = pcp_trace_read_text(f, path, t);
+		fclose(f);
+	}
+	if (err)
+		fprintf(stderr, "%s: %s\n", who, pcp_trace_error);
+	return err;
+}
+
+void print_trace_summary(FILE *f, const char *path, const struct pcp_trace *t)
+{
+	fprintf(f, "trace %s: %" PRIu64 " events (%" PRIu64 " allocations, %" PRIu64
+		" frees), %u CPUs; lost %" PRIu64 ", dropped %" PRIu64
+		" unmatched and %" PRIu64 " above order %d\n",
+		path, t->h.nr_events, t->nr_allocs, t->nr_frees, t->h.nr_cpus,
+		t->h.lost, t->h.unmatched, t->h.beyond, PCP_TRACE_MAX_ORDER);
+	if (t->h.lost)
+		fprintf(f, "warning: the kernel lost %" PRIu64 " events: the stream has gaps\n",
+			t->h.lost);
+}
+
+static const char *dump_help =
+	"usage: pcpctl dump TRACE\n\n"
+	"Write a trace as text, one event a line: microseconds since the\n"
+	"previous event, CPU, operation (alloc, free, krefill, kdrain), pfn,\n"
+	"order, migratetype and 'cold'. simulate and replay read the text\n"
+	"back, and record converts it into a trace again.\n";
+
+int cmd_dump(int argc, char **argv)
+{
+	struct pcp_trace t;
+	int err;
+
+	if (wants_help(argc, argv, dump_help))
+		return 0;
+	if (argc != 2 || argv[1][0] == '-') {
+		fprintf(stderr, "%s: usage: %s dump TRACE\n", who, prog);
+		return 2;
+	}
+	if (load_trace(argv[1], &t))
+		return 1;
+	err = pcp_trace_dump(&t, stdout);
+	pcp_trace_release(&t);
+	return err ? 1 : 0;
+}
+
+static const char *simulate_help =
+	"usage: pcpctl simulate TRACE [--set KNOBS] [--designs LIST]\n"
+	"                       [--batch LIST] [--high LIST] [--max-order N]\n"
+	"                       [--budget MB] [--per-cpu] [--json] [--plot DIR]\n\n"
+	"Replay TRACE on this machine through pcpcache's own list discipline\n"
+	"(the module's magazine.c), for a grid of designs and settings, and\n"
+	"through a model of the kernel's own lists (6.1's, with the batch and\n"
+	"high the recording saw). Per setting: the hit rate, buddy round trips\n"
+	"(refills and drains) per 1000 operations, and the pages parked in the\n"
+	"lists, mean and peak, in all and on the busiest CPU. '*' marks the\n"
+	"settings on the Pareto front of trips against peak pages parked.\n\n"
+	"  --set KNOBS     one setting instead of the grid, as pcpctl set takes\n"
+	"                  it: 'mode=single batch=63 high=378'\n"
+	"  --designs LIST  of passthrough, single, split, auto, kernel\n"
+	"                  (default: all)\n"
+	"  --batch LIST    batches of the grid (default 4,8,16,31,63,127,255,511)\n"
+	"  --high LIST     highs of the grid, as multiples of batch\n"
+	"                  (default 1,2,4,6,8,16)\n"
+	"  --max-order N   cache orders 0 to N only, as before 5.13 with 0\n"
+	"                  (default 3)\n"
+	"  --budget MB     name the setting with the fewest trips whose peak\n"
+	"                  fits in MB megabytes\n"
+	"  --per-cpu       each CPU's counts too\n"
+	"  --json          one JSON object\n"
+	"  --plot DIR      trips against peak pages parked, as a PNG in DIR\n";
+
+#define SIM_MAX_SETTINGS	4096
+#define SIM_MAX_LIST		32
+
+struct grid {
+	bool design[SIM_NR_DESIGNS];
+	bool autohigh;
+	unsigned int batch[SIM_MAX_LIST], nr_batch;
+	unsigned int high[SIM_MAX_LIST], nr_high;
+	unsigned int max_order;
+};
+
+static int parse_uint_list(const char *what, const char *s, unsigned int min,
+			   unsigned int max, unsigned int *out, unsigned int *nr)
+{
+	char *copy = strdup(s), *tok, *save;
+	unsigned int v;
+
+	*nr = 0;
+	if (!copy)
+		return -1;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (*nr == SIM_MAX_LIST) {
+			fprintf(stderr, "%s: %s: at most %d values\n", who, what, SIM_MAX_LIST);
+			free(copy);
+			return -1;
+		}
+		if (parse_uint_arg(what, tok, min, max, &v)) {
+			free(copy);
+			return -1;
+		}
+		out[(*nr)++] = v;
+	}
+	free(copy);
+	if (!*nr) {
+		fprintf(stderr, "%s: %s: an empty list\n", who, what);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_designs(const char *s, struct grid *g)
+{
+	char *copy = strdup(s), *tok, *save;
+	int d, err = 0;
+
+	if (!copy)
+		return -1;
+	memset(g->design, 0, sizeof(g->design));
+	g->autohigh = false;
+	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "auto")) {
+			g->autohigh = true;
+			continue;
+		}
+		for (d = 0; d < SIM_NR_DESIGNS; d++)
+			if (!strcmp(tok, sim_design_name(d)))
+				break;
+		if (d == SIM_NR_DESIGNS) {
+			fprintf(stderr, "%s: --designs: '%.*s' is none of passthrough, single, split, auto, kernel\n",
+				who, QUOTE_MAX, tok);
+			err = -1;
+		} else {
+			g->design[d] = true;
+		}
+	}
+	free(copy);
+	return err;
+}
+
+/* A config that policy.c would accept on a large machine. */
+static bool config_ok(struct pcpcache_config *c)
+{
+	return !pcpcache_config_check(c, ~0UL);
+}
+
+static void base_config(struct pcpcache_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->batch = PCPCACHE_DEFAULT_BATCH;
+	c->high = PCPCACHE_DEFAULT_HIGH;
+	c->cold_batch = PCPCACHE_DEFAULT_COLD_BATCH;
+	c->cold_high = PCPCACHE_DEFAULT_COLD_HIGH;
+	c->high_min = PCPCACHE_DEFAULT_HIGH_MIN;
+	c->high_max = PCPCACHE_DEFAULT_HIGH_MAX;
+}
+
+static unsigned int build_grid(const struct grid *g, bool kernel_ok,
+			       struct sim_setting *s)
+{
+	unsigned int n = 0, b, h, d;
+
+	if (g->design[SIM_PASSTHROUGH]) {
+		base_config(&s[n].cfg);
+		s[n].design = SIM_PASSTHROUGH;
+		s[n++].max_order = g->max_order;
+	}
+	for (d = SIM_SINGLE; d <= SIM_SPLIT; d++) {
+		if (!g->design[d])
+			continue;
+		for (b = 0; b < g->nr_batch; b++)
+			for (h = 0; h < g->nr_high; h++) {
+				struct sim_setting *x = &s[n];
+
+				base_config(&x->cfg);
+				x->design = d;
+				x->max_order = g->max_order;
+				x->cfg.batch = g->batch[b];
+				x->cfg.high = g->batch[b] * g->high[h];
+				/* the cold list scales as the defaults do */
+				x->cfg.cold_batch = g->batch[b] / 2 ? g->batch[b] / 2 : 1;
+				x->cfg.cold_high = 2 * g->batch[b];
+				if (config_ok(&x->cfg) && n < SIM_MAX_SETTINGS - 8)
+					n++;
+			}
+	}
+	/* 6.7's auto-tuned high from 6 x batch to 3 times that */
+	if (g->autohigh) {
+		for (b = 0; b < g->nr_batch; b++) {
+			struct sim_setting *x = &s[n];
+
+			if (g->batch[b] < 31 || g->batch[b] > 127)
+				continue;
+			base_config(&x->cfg);
+			x->design = SIM_SINGLE;
+			x->max_order = g->max_order;
+			x->cfg.batch = g->batch[b];
+			x->cfg.high_auto = true;
+			x->cfg.high_min = 6 * g->batch[b];
+			x->cfg.high_max = 18 * g->batch[b];
+			x->cfg.high = x->cfg.high_min;
+			if (config_ok(&x->cfg) && n < SIM_MAX_SETTINGS - 8)
+				n++;
+		}
+	}
+	if (g->design[SIM_KERNEL] && kernel_ok) {
+		base_config(&s[n].cfg);
+		s[n].design = SIM_KERNEL;
+		s[n++].max_order = PCP_TRACE_MAX_ORDER;
+	}
+	return n;
+}
+
+/* What the kernel's own lists did, from its events in the recording. */
+static void recorded_kernel(const struct pcp_trace *t, struct sim_result *r)
+{
+	uint8_t *last = calloc(t->h.nr_cpus, 1);
+	uint64_t i;
+
+	memset(r, 0, sizeof(*r));
+	r->nr_cpus = t->h.nr_cpus;
+	r->cpu = calloc(r->nr_cpus, sizeof(*r->cpu));
+	if (!r->cpu || !last) {
+		free(last);
+		return;
+	}
+	for (i = 0; i < t->h.nr_events; i++) {
+		const struct pcp_trace_event *e = &t->ev[i];
+		struct sim_cpu *c = &r->cpu[e->cpu];
+		unsigned int pages = 1U << pcp_ev_order(e);
+
+		/* one refill or drain: its events come back to back */
+		if (e->op == PCP_EV_KREFILL) {
+			c->refill += last[e->cpu] != e->op;
+			c->refill_pages += pages;
+		} else if (e->op == PCP_EV_KDRAIN) {
+			c->drain += last[e->cpu] != e->op;
+			c->drain_pages += pages;
+		} else if (e->op == PCP_EV_ALLOC) {
+			c->allocs++;
+		} else {
+			c->frees++;
+		}
+		last[e->cpu] = e->op;
+	}
+	free(last);
+	for (i = 0; i < r->nr_cpus; i++) {
+		r->total.allocs += r->cpu[i].allocs;
+		r->total.frees += r->cpu[i].frees;
+		r->total.refill += r->cpu[i].refill;
+		r->total.refill_pages += r->cpu[i].refill_pages;
+		r->total.drain += r->cpu[i].drain;
+		r->total.drain_pages += r->cpu[i].drain_pages;
+	}
+	r->ops = r->total.allocs + r->total.frees;
+	r->trips_per_k = r->ops ? 1000.0 * (r->total.refill + r->total.drain) / r->ops : 0;
+}
+
+static void mark_pareto(const struct sim_setting *s, struct sim_result *r,
+			unsigned int n)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++) {
+		r[i].pareto = 1;
+		for (j = 0; j < n && r[i].pareto; j++) {
+			if (j == i)
+				continue;
+			if (r[j].trips_per_k <= r[i].trips_per_k &&
+			    r[j].total.parked_peak <= r[i].total.parked_peak &&
+			    (r[j].trips_per_k < r[i].trips_per_k ||
+			     r[j].total.parked_peak < r[i].total.parked_peak))
+				r[i].pareto = 0;
+		}
+	}
+	(void)s;
+}
+
+static double pct_error(uint64_t model, uint64_t real)
+{
+	return real ? 100.0 * ((double)model - (double)real) / real : 0;
+}
+
+static void print_cpus(const struct sim_result *r)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
+		const struct sim_cpu *c = &r->cpu[cpu];
+
+		printf("    cpu %-3u allocs %" PRIu64 " hit_pages %" PRIu64 " refill %" PRIu64
+		       " refill_pages %" PRIu64 " drain %" PRIu64 " drain_pages %" PRIu64
+		       " peak %" PRIu64 "\n", cpu, c->allocs, c->alloc_hit, c->refill,
+		       c->refill_pages, c->drain, c->drain_pages, c->parked_peak);
+	}
+}
+
+static void json_cpus(struct json *js, const struct sim_result *r)
+{
+	unsigned int cpu;
+
+	json_begin(js, "cpus", '[');
+	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
+		const struct sim_cpu *c = &r->cpu[cpu];
+
+		json_begin(js, NULL, '{');
+		json_uint(js, "cpu", cpu);
+		json_uint(js, "allocs", c->allocs);
+		json_uint(js, "frees", c->frees);
+		json_uint(js, "alloc_hit", c->alloc_hit);
+		json_uint(js, "alloc_miss", c->alloc_miss);
+		json_uint(js, "refill", c->refill);
+		json_uint(js, "refill_pages", c->refill_pages);
+		json_uint(js, "drain", c->drain);
+		json_uint(js, "drain_pages", c->drain_pages);
+		json_uint(js, "parked_peak", c->parked_peak);
+		json_end(js, '}');
+	}
+	json_end(js, ']');
+}
+
+static void json_result(struct json *js, const char *label,
+			const struct sim_result *r, bool per_cpu)
+{
+	json_begin(js, NULL, '{');
+	json_str(js, "setting", label);
+	json_num(js, "hit_rate", r->hit_rate);
+	json_num(js, "trips_per_1000", r->trips_per_k);
+	json_uint(js, "refill", r->total.refill);
+	json_uint(js, "refill_pages", r->total.refill_pages);
+	json_uint(js, "drain", r->total.drain);
+	json_uint(js, "drain_pages", r->total.drain_pages);
+	json_num(js, "parked_mean", r->parked_mean);
+	json_uint(js, "parked_peak", r->total.parked_peak);
+	json_uint(js, "parked_peak_cpu", r->parked_peak_cpu);
+	json_bool(js, "pareto", r->pareto);
+	if (per_cpu)
+		json_cpus(js, r);
+	json_end(js, '}');
+}
+
+/* trips against peak pages: every setting, the front as a line */
+static int plot_front(const char *dir, const struct sim_setting *s,
+		      const struct sim_result *r, unsigned int n)
+{
+	char *csv = NULL, *png = NULL;
+	char label[96];
+	unsigned int i;
+	FILE *f;
+	int err = 1;
+
+	if (strpbrk(dir, "\n\r")) {
+		fprintf(stderr, "%s: --plot: gnuplot cannot name a path with a line break\n", who);
+		return 1;
+	}
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "%s: %s: %s\n", who, dir, strerror(errno));
+		return 1;
+	}
+	if (asprintf(&csv, "%s%s/simulate.csv", gp_prefix(dir), dir) < 0 ||
+	    asprintf(&png, "%s%s/simulate.png", gp_prefix(dir), dir) < 0)
+		goto out;
+	if (create_new(csv))
+		goto out;
+	f = fopen(csv, "w");
+	if (!f)
+		goto out;
+	fprintf(f, "setting,design,trips_per_1000,parked_peak,parked_mean,pareto\n");
+	for (i = 0; i < n; i++) {
+		sim_label(&s[i], label, sizeof(label));
+		fprintf(f, "%s,%s,%.3f,%" PRIu64 ",%.1f,%d\n", label,
+			s[i].cfg.high_auto ? "auto" : sim_design_name(s[i].design),
+			r[i].trips_per_k, r[i].total.parked_peak, r[i].parked_mean,
+			r[i].pareto);
+	}
+	if (ferror(f) | fclose(f)) {
+		fprintf(stderr, "%s: %s: %s\n", who, csv, strerror(errno));
+		goto out;
+	}
+	if (create_new(png))
+		goto out;
+	err = gnuplot_lines(png, "Buddy round trips against memory parked, per setting",
+			    "pages parked, peak", "refills and drains per 1000 operations",
+			    csv);
+	if (err)
+		unlink(png);
+	else
+		printf("plot in %s\n", png);
+out:
+	free(csv);
+	free(png);
+	return err ? 1 : 0;
+}
+
+int cmd_simulate(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "set", required_argument, NULL, 's' },
+		{ "designs", required_argument, NULL, 'd' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "high", required_argument, NULL, 'H' },
+		{ "max-order", required_argument, NULL, 'o' },
+		{ "budget", required_argument, NULL, 'B' },
+		{ "per-cpu", no_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "plot", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	struct grid g = {
+		.design = { true, true, true, true }, .autohigh = true,
+		.batch = { 4, 8, 16, 31, 63, 127, 255, 511 }, .nr_batch = 8,
+		.high = { 1, 2, 4, 6, 8, 16 }, .nr_high = 6,
+		.max_order = PCP_TRACE_MAX_ORDER,
+	};
+	const char *set = NULL, *plot_dir = NULL;
+	bool json = false, per_cpu = false, budget_given = false;
+	static struct sim_setting settings[SIM_MAX_SETTINGS];
+	struct sim_result *res = NULL, kreal;
+	unsigned int budget = 0, n, i, best = UINT32_MAX;
+	struct pcp_trace t;
+	char label[96];
+	struct json js;
+	clock_t c0;
+	double secs;
+	int opt, err = 0;
+
+	while ((opt = next_option(argc, argv, longopts)) != -1) {
+		switch (opt) {
+		case 's':
+			set = optarg;
+			break;
+		case 'd':
+			if (parse_designs(optarg, &g))
+				return 2;
+			break;
+		case 'b':
+			if (parse_uint_list("--batch", optarg, 1, PCPCACHE_MAX_BATCH,
+					    g.batch, &g.nr_batch))
+				return 2;
+			break;
+		case 'H':
+			if (parse_uint_list("--high", optarg, 1, 4096, g.high, &g.nr_high))
+				return 2;
+			break;
+		case 'o':
+			if (parse_uint_arg("--max-order", optarg, 0, PCP_TRACE_MAX_ORDER,
+					   &g.max_order))
+				return 2;
+			break;
+		case 'B':
+			if (parse_uint_arg("--budget", optarg, 1, 1U << 30, &budget))
+				return 2;
+			budget_given = true;
+			break;
+		case 'c':
+			per_cpu = true;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'p':
+			plot_dir = optarg;
+			break;
+		case 'h':
+			printf("%s", simulate_help);
+			return 0;
+		default:
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "%s: usage: %s simulate TRACE [OPTIONS]; see %s help simulate\n",
+			who, prog, prog);
+		return 2;
+	}
+	if (set) {
+		struct pcpcache_config c;
+
+		base_config(&c);
+		c.mode = PCPCACHE_MODE_SINGLE;
+		if (pcpcache_config_parse(&c, set, strlen(set)) || !config_ok(&c)) {
+			fprintf(stderr, "%s: --set '%.*s' refused: see %s set --help\n",
+				who, QUOTE_MAX, set, prog);
+			return 2;
+		}
+		settings[0].cfg = c;
+		settings[0].design = (enum sim_design)c.mode;
+		settings[0].max_order = g.max_order;
+	}
+	if (load_trace(argv[optind], &t))
+		return 1;
+	n = set ? 1 : build_grid(&g, t.h.nr_zones > 0, settings);
+	res = calloc(n ? n : 1, sizeof(*res));
+	if (!res) {
+		fprintf(stderr, "%s: out of memory\n", who);
+		pcp_trace_release(&t);
+		return 1;
+	}
+	c0 = clock();
+	for (i = 0; i < n; i++) {
+		if (sim_run(&t, &settings[i], &res[i])) {
+			sim_label(&settings[i], label, sizeof(label));
+			fprintf(stderr, "%s: %s: the simulation ran out of memory\n",
+				who, label);
+			err = 1;
+			goto out;
+		}
+	}
+	secs = (double)(clock() - c0) / CLOCKS_PER_SEC;
+	mark_pareto(settings, res, n);
+	recorded_kernel(&t, &kreal);
+	if (budget_given)
+		for (i = 0; i < n; i++)
+			if (settings[i].design != SIM_KERNEL &&
+			    res[i].total.parked_peak * 4096ULL <= (unsigned long long)budget << 20 &&
+			    (best == UINT32_MAX || res[i].trips_per_k < res[best].trips_per_k))
+				best = i;
+
+	if (json) {
+		json_open(&js, stdout);
+		json_begin(&js, NULL, '{');
+		json_str(&js, "trace", argv[optind]);
+		json_uint(&js, "events", t.h.nr_events);
+		json_uint(&js, "cpus", t.h.nr_cpus);
+		json_uint(&js, "lost", t.h.lost);
+		json_uint(&js, "unmatched", t.h.unmatched);
+		json_uint(&js, "beyond", t.h.beyond);
+		json_num(&js, "cpu_seconds", secs);
+		json_begin(&js, "settings", '[');
+		for (i = 0; i < n; i++) {
+			sim_label(&settings[i], label, sizeof(label));
+			json_result(&js, label, &res[i], per_cpu);
+		}
+		json_end(&js, ']');
+		if (t.h.flags & PCP_TRACE_KERNEL_LISTS) {
+			json_begin(&js, "kernel_recorded", '{');
+			json_uint(&js, "refill", kreal.total.refill);
+			json_uint(&js, "refill_pages", kreal.total.refill_pages);
+			json_uint(&js, "drain", kreal.total.drain);
+			json_uint(&js, "drain_pages", kreal.total.drain_pages);
+			json_end(&js, '}');
+		}
+		if (budget_given) {
+			if (best != UINT32_MAX) {
+				sim_label(&settings[best], label, sizeof(label));
+				json_str(&js, "budget_best", label);
+			} else {
+				json_str(&js, "budget_best", "");
+			}
+		}
+		json_end(&js, '}');
+		putchar('\n');
+	} else {
+		print_trace_summary(stdout, argv[optind], &t);
+		printf("%-40s %6s %9s %8s %8s %10s %8s %8s\n", "setting", "hit%",
+		       "trips/1k", "refills", "drains", "parked", "peak", "peak/cpu");
+		for (i = 0; i < n; i++) {
+			sim_label(&settings[i], label, sizeof(label));
+			printf("%-40s %6.2f %9.2f %8" PRIu64 " %8" PRIu64 " %10.1f %8" PRIu64
+			       " %8" PRIu64 "%s\n", label, 100 * res[i].hit_rate,
+			       res[i].trips_per_k, res[i].total.refill, res[i].total.drain,
+			       res[i].parked_mean, res[i].total.parked_peak,
+			       res[i].parked_peak_cpu, res[i].pareto ? " *" : "");
+			if (per_cpu)
+				print_cpus(&res[i]);
+		}
+		if (t.h.flags & PCP_TRACE_KERNEL_LISTS) {
+			printf("%-40s %6s %9.2f %8" PRIu64 " %8" PRIu64 "\n",
+			       "kernel (recorded)", "-", kreal.trips_per_k,
+			       kreal.total.refill, kreal.total.drain);
+			for (i = 0; i < n; i++)
+				if (settings[i].design == SIM_KERNEL && res[i].skipped)
+					printf("kernel model: %" PRIu64 " events outside it (a pfn in no recorded zone, a migratetype above 2) left out\n",
+					       res[i].skipped);
+			for (i = 0; i < n; i++)
+				if (settings[i].design == SIM_KERNEL)
+					printf("kernel model against the recording: refilled %" PRIu64
+					       " pages against %" PRIu64 " (%+.1f%%), drained %" PRIu64
+					       " against %" PRIu64 " (%+.1f%%)\n",
+					       res[i].total.refill_pages, kreal.total.refill_pages,
+					       pct_error(res[i].total.refill_pages, kreal.total.refill_pages),
+					       res[i].total.drain_pages, kreal.total.drain_pages,
+					       pct_error(res[i].total.drain_pages, kreal.total.drain_pages));
+		}
+		printf("%u settings in %.2f s of CPU time\n", n, secs);
+		if (budget_given) {
+			if (best == UINT32_MAX) {
+				printf("no setting parks %u MB or less at its peak\n", budget);
+			} else {
+				sim_label(&settings[best], label, sizeof(label));
+				printf("within %u MB: %s, %.2f trips per 1000 operations, peak %" PRIu64 " pages\n",
+				       budget, label, res[best].trips_per_k,
+				       res[best].total.parked_peak);
+			}
+		}
+	}
+	if (plot_dir && plot_front(plot_dir, settings, res, n))
+		err = 1;
+	sim_result_release(&kreal);
+out:
+	for (i = 0; i < n; i++)
+		sim_result_release(&res[i]);
+	free(res);
+	pcp_trace_release(&t);
+	return err;
+}
