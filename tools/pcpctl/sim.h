@@ -33,6 +33,7 @@ struct sim_cpu {
 	uint64_t refill, refill_pages;
 	uint64_t drain, drain_pages;
 	uint64_t buddy_alloc, buddy_free;
+	uint64_t direct;		/* allocations and frees sent to the buddy allocator */
 	uint64_t parked_peak;		/* pages cached at once, most */
 };
 
@@ -44,7 +45,7 @@ struct sim_result {
 	double parked_mean;		/* pages cached, over the events */
 	uint64_t parked_peak_cpu;	/* the most one CPU had */
 	double hit_rate;		/* allocations served from a list, of all */
-	double trips_per_k;		/* refills and drains per 1000 ops */
+	double trips_per_k;		/* buddy calls (refills, drains, direct) per 1000 ops */
 	int pareto;			/* on the front of trips against peak */
 	uint64_t skipped;		/* kernel model: events it cannot place */
 };

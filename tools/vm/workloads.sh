@@ -1,0 +1,59 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The standard workloads of pcpctl simulate, recorded in the guest by
+# "make bench" (tools/bench): each is recorded with the kernel's own list
+# events, simulated through every design and setting and the kernel model,
+# and replayed through the module in lockstep with --check. Prints the
+# tables, then one "workload:" line each for the summary of
+# Documentation/mm/pcpcache-replay.rst. Runs as the guest's command.
+W=/tmp/workloads
+mkdir -p $W
+modprobe pcpcache || exit 1
+ncpu=$(nproc)
+
+# will-it-scale's page_fault1, the kernel's row of pcpctl fault
+page_fault1() { pcpctl fault --rows kernel --quick --variant processes > /dev/null; }
+
+# pages allocated on one CPU and freed on another: a pipe's buffers,
+# written on CPU 0 and read on the last CPU
+messaging()
+{
+	taskset -c 0 dd if=/dev/zero bs=64k count=512 2> /dev/null |
+		taskset -c $((ncpu - 1)) cat > /dev/null
+}
+
+# the page cache: files written on every CPU, deleted from CPU 0
+files()
+{
+	cpu=0
+	while [ $cpu -lt "$ncpu" ]; do
+		taskset -c $cpu dd if=/dev/zero of=$W/f$cpu bs=64k count=64 2> /dev/null &
+		cpu=$((cpu + 1))
+	done
+	wait
+	taskset -c 0 rm -f $W/f*
+}
+
+if [ "${1:-}" = --run ]; then
+	"$2"
+	exit 0
+fi
+
+status=0
+for w in page_fault1 messaging files; do
+	echo "=== $w"
+	pcpctl record --output $W/$w.pcpt -- sh "$0" --run $w || status=1
+	pcpctl simulate $W/$w.pcpt --budget 4 > $W/$w.sim || status=1
+	cat $W/$w.sim
+	pcpctl replay $W/$w.pcpt --check --set mode=single > $W/$w.replay
+	rc=$?
+	cat $W/$w.replay
+	[ $rc = 0 ] || status=1
+	events=$(sed -n 's/^trace [^:]*: \([0-9]*\) events.*/\1/p' $W/$w.sim)
+	model=$(sed -n 's/^kernel model against the recording: //p' $W/$w.sim)
+	agree=$(grep -c 'simulator and module agree on every CPU' $W/$w.replay)
+	echo "workload: $w | $events events | $ncpu CPUs | $model | lockstep agrees: $([ "$agree" = 1 ] && echo yes || echo NO)"
+	rm -f $W/$w.pcpt
+done
+exit $status
