@@ -209,12 +209,21 @@ static int record_live(struct pcp_trace_writer *w, unsigned int seconds,
 			who);
 		return -1;
 	}
+	/* from before the instance exists: it must never outlive a signal */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	snprintf(inst, sizeof(inst), "%s/instances/pcpctl-%d", root, (int)getpid());
 	if (mkdir(inst, 0700)) {
 		fprintf(stderr, "%s: %s: %s\n", who, inst, strerror(errno));
 		return -1;
 	}
+	/* every event on before the first is recorded: no free before its allocation */
+	write_str(inst, "tracing_on", "0");
 	snprintf(val, sizeof(val), "%u", buffer_kb);
+	if (record_stop)
+		goto out;
 	if (write_str(inst, "buffer_size_kb", val))
 		fprintf(stderr, "%s: %s/buffer_size_kb: kept the default\n", who, inst);
 	for (i = 0; i < nr_events; i++) {
@@ -231,9 +240,9 @@ static int record_live(struct pcp_trace_writer *w, unsigned int seconds,
 		fprintf(stderr, "%s: %s: %s\n", who, path, strerror(errno));
 		goto out;
 	}
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	if (record_stop)
+		goto out;
+	write_str(inst, "tracing_on", "1");
 	if (cmd) {
 		fflush(NULL);
 		child = fork();
@@ -310,9 +319,9 @@ out:
 	}
 	if (rmdir(inst))
 		fprintf(stderr, "%s: %s: %s (remove it by hand)\n", who, inst, strerror(errno));
-	if (record_stop && !err)
-		fprintf(stderr, "%s: stopped by %s; the trace so far is kept\n", who,
-			strsignal(record_stop));
+	if (record_stop)
+		fprintf(stderr, "%s: stopped by %s; %s\n", who, strsignal(record_stop),
+			err ? "nothing recorded" : "the trace so far is kept");
 	return err;
 }
 
@@ -431,6 +440,8 @@ int cmd_record(int argc, char **argv)
 	err = 0;
 	if (zoneinfo || !input)
 		err = read_zoneinfo(zoneinfo ? zoneinfo : "/proc/zoneinfo", w);
+	if (!kernel_lists)
+		pcp_tw_stream_only(w);
 	if (!err && input)
 		err = record_input(input, w, &t, &is_dump);
 	else if (!err)

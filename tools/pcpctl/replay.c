@@ -22,6 +22,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,9 +70,17 @@ struct replay {
 	uint64_t cycles, ops, ioctls;
 	atomic_uchar *done;		/* parallel: events done */
 	uint64_t *alloc_of;		/* parallel: a free's allocation */
-	int failed;
+	atomic_int *abort;		/* parallel: a worker failed, all stop */
 	char why[160];
 };
+
+/* SIGINT, SIGTERM, SIGHUP: stop, put the configuration back, then die of it */
+static volatile sig_atomic_t replay_stop;
+
+static void on_replay_signal(int sig)
+{
+	replay_stop = sig;
+}
 
 static int do_ioctl(struct replay *r, unsigned int op, unsigned int order,
 		    bool cold, unsigned int count)
@@ -105,6 +114,10 @@ static int lockstep(struct replay *r)
 	while (i < t->h.nr_events) {
 		const struct pcp_trace_event *e = &t->ev[i];
 
+		if (replay_stop) {
+			snprintf(r->why, sizeof(r->why), "stopped by %s", strsignal(replay_stop));
+			return -1;
+		}
 		if (e->op != PCP_EV_ALLOC && e->op != PCP_EV_FREE) {
 			i++;
 			continue;
@@ -132,10 +145,17 @@ static int lockstep(struct replay *r)
 struct worker {
 	struct replay *r;
 	unsigned int cpu;
-	uint64_t cycles, ops;
+	uint64_t cycles, ops, ioctls;
 	int failed;
+	char why[160];
 	pthread_t thread;
 };
+
+/* The first failure stops every worker: the others may wait for its pages. */
+static bool stopping(struct replay *r)
+{
+	return atomic_load(r->abort) || replay_stop;
+}
 
 static void *parallel_worker(void *arg)
 {
@@ -144,10 +164,11 @@ static void *parallel_worker(void *arg)
 	const struct pcp_trace *t = r.t;
 	uint64_t i;
 
-	r.cycles = r.ops = 0;
+	r.cycles = r.ops = r.ioctls = 0;
+	r.why[0] = '\0';
 	if (pcp_pin(w->cpu)) {
+		snprintf(r.why, sizeof(r.why), "CPU %u: %s", w->cpu, strerror(errno));
 		w->failed = 1;
-		return NULL;
 	}
 	for (i = 0; i < t->h.nr_events && !w->failed; i++) {
 		const struct pcp_trace_event *e = &t->ev[i];
@@ -155,16 +176,20 @@ static void *parallel_worker(void *arg)
 		if (e->cpu != w->cpu || (e->op != PCP_EV_ALLOC && e->op != PCP_EV_FREE))
 			continue;
 		if (e->op == PCP_EV_FREE)
-			while (!atomic_load(&r.done[r.alloc_of[i]]))
+			while (!atomic_load(&r.done[r.alloc_of[i]]) && !stopping(&r))
 				sched_yield();
-		if (do_ioctl(&r, e->op, pcp_ev_order(e), pcp_ev_cold(e), 1)) {
+		if (stopping(&r))
+			break;
+		if (do_ioctl(&r, e->op, pcp_ev_order(e), pcp_ev_cold(e), 1))
 			w->failed = 1;
-			snprintf(w->r->why, sizeof(w->r->why), "%s", r.why);
-		}
 		atomic_store(&r.done[i], 1);
 	}
+	if (w->failed)
+		atomic_store(r.abort, 1);
+	snprintf(w->why, sizeof(w->why), "%s", r.why);
 	w->cycles = r.cycles;
 	w->ops = r.ops;
+	w->ioctls = r.ioctls;
 	return NULL;
 }
 
@@ -174,8 +199,10 @@ static int parallel(struct replay *r)
 	unsigned int n = t->h.nr_cpus, cpu;
 	uint64_t i, *last = calloc(t->nr_slots ? t->nr_slots : 1, sizeof(*last));
 	struct worker *w = calloc(n, sizeof(*w));
+	atomic_int abort_all = 0;
 	int err = 0;
 
+	r->abort = &abort_all;
 	r->done = calloc(t->h.nr_events ? t->h.nr_events : 1, sizeof(*r->done));
 	r->alloc_of = calloc(t->h.nr_events ? t->h.nr_events : 1, sizeof(*r->alloc_of));
 	if (!last || !w || !r->done || !r->alloc_of) {
@@ -193,8 +220,9 @@ static int parallel(struct replay *r)
 		w[cpu].r = r;
 		w[cpu].cpu = cpu;
 		if (pthread_create(&w[cpu].thread, NULL, parallel_worker, &w[cpu])) {
-			/* the others would wait for it for ever: a failure now */
+			/* the others would wait for it for ever: all stop */
 			n = cpu;
+			atomic_store(&abort_all, 1);
 			snprintf(r->why, sizeof(r->why), "cannot start a thread");
 			err = -1;
 			break;
@@ -204,8 +232,16 @@ static int parallel(struct replay *r)
 		pthread_join(w[cpu].thread, NULL);
 		r->cycles += w[cpu].cycles;
 		r->ops += w[cpu].ops;
-		if (w[cpu].failed)
+		r->ioctls += w[cpu].ioctls;
+		/* the first worker that failed says why */
+		if (w[cpu].failed && !err) {
+			snprintf(r->why, sizeof(r->why), "%s", w[cpu].why);
 			err = -1;
+		}
+	}
+	if (!err && replay_stop) {
+		snprintf(r->why, sizeof(r->why), "stopped by %s", strsignal(replay_stop));
+		err = -1;
 	}
 out:
 	free(last);
@@ -236,7 +272,8 @@ static int run_config(const char *set, char *saved, size_t size,
 			QUOTE_MAX, saved);
 		return -1;
 	}
-	if (set && pcpcache_config_parse(cfg, set, strlen(set))) {
+	if (set && (pcpcache_config_parse(cfg, set, strlen(set)) ||
+		    pcpcache_config_check(cfg, ~0UL))) {
 		fprintf(stderr, "%s: --set '%.*s' refused: see %s set --help\n", who,
 			QUOTE_MAX, set, prog);
 		return 2;
@@ -250,7 +287,9 @@ static int run_config(const char *set, char *saved, size_t size,
 	if (err) {
 		fprintf(stderr, "%s: the configuration for the run was refused: %s\n",
 			who, strerror(-err));
-		pcp_write("config", saved);
+		if (pcp_write("config", saved))
+			fprintf(stderr, "%s: cannot put the configuration back: '%s'\n",
+				who, saved);
 		return set ? 2 : -1;
 	}
 	return 0;
@@ -270,6 +309,7 @@ int cmd_replay(int argc, char **argv)
 	unsigned long long *before = NULL, *after = NULL;
 	struct replay r = { .fd = -1 };
 	struct sim_setting s = { .max_order = PCP_TRACE_MAX_ORDER };
+	struct sigaction sa = { .sa_handler = on_replay_signal };
 	struct sim_result sim = { 0 };
 	char saved[512], label[96];
 	const char *set = NULL;
@@ -307,6 +347,16 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (need_writable() || need_debugfs_file("user"))
 		return 1;
+	/*
+	 * On more than one node the module gives a freed page of another
+	 * node back at once, and which page a free releases then matters:
+	 * the simulator, which has no nodes, cannot follow.
+	 */
+	if (check && !par && access("/sys/devices/system/node/node1", F_OK) == 0) {
+		fprintf(stderr, "%s: --check: this machine has more than one node, where replay cannot be deterministic\n",
+			who);
+		return 1;
+	}
 	if (load_trace(argv[optind], &t))
 		return 1;
 	n = t.h.nr_cpus;
@@ -324,6 +374,10 @@ int cmd_replay(int argc, char **argv)
 		fprintf(stderr, "%s: out of memory\n", who);
 		goto out_trace;
 	}
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	ret = run_config(set, saved, sizeof(saved), &s.cfg);
 	if (ret) {
 		err = ret < 0 ? 1 : 2;
@@ -419,5 +473,10 @@ out_trace:
 	free(before);
 	free(after);
 	pcp_trace_release(&t);
+	if (replay_stop) {
+		/* the configuration is back: now as the signal would have */
+		signal(replay_stop, SIG_DFL);
+		raise(replay_stop);
+	}
 	return err;
 }

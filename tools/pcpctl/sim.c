@@ -326,7 +326,8 @@ static int run_kernel_model(const struct pcp_trace *t, struct sim_result *r)
 		zones[z].start_pfn = t->zones[z].start_pfn;
 		zones[z].end_pfn = t->zones[z].end_pfn;
 		zones[z].high = t->zones[z].high;
-		zones[z].batch = t->zones[z].batch;
+		/* a zone without pages has the boot pageset's batch of 1 */
+		zones[z].batch = t->zones[z].batch ? t->zones[z].batch : 1;
 	}
 	m = kmodel_new(t->h.nr_cpus, zones, nz);
 	if (!m)
@@ -347,7 +348,10 @@ static int run_kernel_model(const struct pcp_trace *t, struct sim_result *r)
 			err = kmodel_free(m, e->cpu, e->pfn, pcp_ev_order(e), pcp_ev_mt(e));
 		else
 			continue;
-		r->skipped += err != 0;
+		if (err) {
+			r->skipped++;
+			continue;
+		}
 		parked_sum += kmodel_parked(m);
 		if (kmodel_parked(m) > r->total.parked_peak)
 			r->total.parked_peak = kmodel_parked(m);

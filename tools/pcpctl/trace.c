@@ -143,6 +143,7 @@ struct pcp_trace_writer {
 	uint64_t last_us;
 	bool started;
 	bool strict;		/* a dump: drop nothing, trace_check() judges */
+	bool stream_only;	/* the kernel's list events left out */
 	struct page_table live;
 };
 
@@ -171,6 +172,11 @@ void pcp_tw_set_zone(struct pcp_trace_writer *w, unsigned int zone,
 {
 	if (zone < w->h.nr_zones)
 		w->zones[zone] = *z;
+}
+
+void pcp_tw_stream_only(struct pcp_trace_writer *w)
+{
+	w->stream_only = true;
 }
 
 void pcp_tw_set_flags(struct pcp_trace_writer *w, uint32_t flags)
@@ -229,6 +235,10 @@ int pcp_tw_event(struct pcp_trace_writer *w, uint64_t usecs, unsigned int cpu,
 			    PCP_TRACE_MAX_CPUS);
 	if (!op || op >= PCP_EV_NR_OPS || mt > PCP_EV_MT_MASK >> PCP_EV_MT_SHIFT)
 		return fail("an event of op %u, migratetype %u", op, mt);
+	if (pfn == UINT64_MAX)
+		return fail("pfn 0x%" PRIx64 ": no page has it", pfn);
+	if (w->stream_only && op != PCP_EV_ALLOC && op != PCP_EV_FREE)
+		return 0;
 	if (order > PCP_TRACE_MAX_ORDER) {
 		if (w->strict)
 			return fail("order %u: a trace holds orders 0 to %d", order,
@@ -253,6 +263,9 @@ int pcp_tw_event(struct pcp_trace_writer *w, uint64_t usecs, unsigned int cpu,
 		p = pt_find(&w->live, pfn);
 		/* allocated before the recording, or as a larger block */
 		if (!p || p->order != order) {
+			/* the block is gone, whatever its pieces: forget it */
+			if (p)
+				pt_delete(&w->live, p);
 			w->h.unmatched++;
 			return 0;
 		}
@@ -262,7 +275,8 @@ int pcp_tw_event(struct pcp_trace_writer *w, uint64_t usecs, unsigned int cpu,
 		/* a recording made elsewhere had the kernel's list events on */
 		w->h.flags |= PCP_TRACE_KERNEL_LISTS;
 	}
-	if (!w->started)
+	/* a recording's first event is its time 0; a dump's times are deltas */
+	if (!w->started && !w->strict)
 		w->last_us = usecs;
 	w->started = true;
 	delta = usecs > w->last_us ? usecs - w->last_us : 0;
@@ -318,6 +332,10 @@ static int trace_check(struct pcp_trace *t)
 		if (e->cpu >= h->nr_cpus) {
 			fail("event %" PRIu64 ": CPU %u, of a trace of %u CPUs",
 			     i + 1, e->cpu, h->nr_cpus);
+			goto out;
+		}
+		if (e->pfn == UINT64_MAX) {
+			fail("event %" PRIu64 ": pfn 0x%" PRIx64 ": no page has it", i + 1, e->pfn);
 			goto out;
 		}
 		if (e->bits & ~(PCP_EV_ORDER_MASK | PCP_EV_COLD | PCP_EV_MT_MASK)) {
@@ -442,7 +460,7 @@ static int field_num(const char *s, const char *key, uint64_t *val)
 enum pcp_line pcp_parse_kernel_line(struct pcp_trace_writer *w, char *line)
 {
 	uint64_t pfn, order, mt = 0, refill, cpu = 0, secs = 0, frac = 0, us;
-	char *p, *q, *name, *args, *end;
+	char *p, *q, *t, *name, *args, *end;
 	enum pcp_trace_op op;
 	const char *lost;
 	int digits = 0;
@@ -458,30 +476,50 @@ enum pcp_line pcp_parse_kernel_line(struct pcp_trace_writer *w, char *line)
 		pcp_tw_lost(w, strtoull(lost + 6, NULL, 10));
 		return PCP_LINE_SKIPPED;
 	}
-	/* the CPU, in brackets: "[001]" */
-	for (q = p; (q = strchr(q, '[')); q++)
-		if (isdigit((unsigned char)q[1]) && (cpu = strtoull(q + 1, &end, 10), *end == ']'))
-			break;
-	if (!q) {
-		fail("not a trace line (no [CPU])");
-		return PCP_LINE_BAD;
-	}
-	/* the time, "SECS.FRAC:", then the event's name and a colon */
-	for (q = end + 1; *q; q++) {
-		if (!isdigit((unsigned char)*q) || (q[-1] != ' ' && q[-1] != ']'))
+	/*
+	 * The time first, "SECS.FRAC:" after a blank or a bracket: a task's
+	 * name may hold anything, brackets too. The CPU is the last "[N]"
+	 * before it.
+	 */
+	for (t = p; (t = strchr(t, ':')); t++) {
+		for (q = t; q > p && isdigit((unsigned char)q[-1]); q--)
+			;
+		if (q == t || q == p || q[-1] != '.')
 			continue;
-		secs = strtoull(q, &end, 10);
-		if (*end != '.')
+		digits = t - q;
+		frac = strtoull(q, NULL, 10);
+		for (end = q - 1; end > p && isdigit((unsigned char)end[-1]); end--)
+			;
+		if (end == q - 1 || end == p || (end[-1] != ' ' && end[-1] != ']'))
 			continue;
-		frac = strtoull(end + 1, &q, 10);
-		digits = q - end - 1;
-		if (*q == ':')
-			break;
+		secs = strtoull(end, NULL, 10);
+		break;
 	}
-	if (!*q) {
+	if (!t) {
 		fail("not a trace line (no time)");
 		return PCP_LINE_BAD;
 	}
+	for (q = end; q > p && q[-1] != '['; q--)
+		;
+	cpu = PCP_TRACE_MAX_CPUS;
+	for (; q > p; q--) {
+		if (q[-1] != '[' || !isdigit((unsigned char)*q))
+			continue;
+		errno = 0;
+		cpu = strtoull(q, &end, 10);
+		if (*end == ']' && !errno)
+			break;
+		cpu = PCP_TRACE_MAX_CPUS;
+	}
+	if (q == p) {
+		fail("not a trace line (no [CPU] before the time)");
+		return PCP_LINE_BAD;
+	}
+	if (cpu >= PCP_TRACE_MAX_CPUS) {
+		fail("CPU %" PRIu64 ": pcpctl traces at most %d CPUs", cpu, PCP_TRACE_MAX_CPUS);
+		return PCP_LINE_BAD;
+	}
+	q = t;
 	for (us = frac; digits > 6; digits--)
 		us /= 10;
 	for (; digits < 6; digits++)
@@ -582,7 +620,8 @@ static int text_num(const char *s, uint64_t max, uint64_t *val)
 }
 
 /* A "# KEY ..." line of the dump's header into @w; 1 if not a key. */
-static int text_header(struct pcp_trace_writer *w, char **tok, int n)
+static int text_header(struct pcp_trace_writer *w, char **tok, int n,
+		       bool cpus_declared)
 {
 	struct pcp_trace_header *h = &w->h;
 	struct pcp_trace_zone z = { 0 };
@@ -627,8 +666,12 @@ static int text_header(struct pcp_trace_writer *w, char **tok, int n)
 	if (!strcmp(tok[0], "count") && n == 4 &&
 	    !text_num(tok[1], PCP_TRACE_MAX_CPUS - 1, &v[0]) &&
 	    !text_num(tok[2], PCP_TRACE_MAX_ZONES - 1, &v[1]) &&
-	    !text_num(tok[3], UINT32_MAX, &v[2]))
+	    !text_num(tok[3], UINT32_MAX, &v[2])) {
+		if (cpus_declared && v[0] >= h->nr_cpus)
+			return fail("a count of CPU %" PRIu64 ", of a trace of %u CPUs",
+				    v[0], h->nr_cpus);
 		return pcp_tw_count(w, v[0], v[1], v[2]);
+	}
 	if (!strcmp(tok[0], "usecs"))
 		return 0;
 	return fail("'# %.32s': not a header line of a pcptrace dump", tok[0]);
@@ -686,7 +729,7 @@ int pcp_trace_read_text(FILE *f, const char *name, struct pcp_trace *t)
 				fail("an empty '#' line");
 				goto line_error;
 			}
-			if (text_header(w, tok + 1, n - 1))
+			if (text_header(w, tok + 1, n - 1, declared_cpus))
 				goto line_error;
 			if (!strcmp(tok[1], "cpus"))
 				declared_cpus = w->h.nr_cpus;

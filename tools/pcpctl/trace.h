@@ -113,6 +113,7 @@ int pcp_tw_zone(struct pcp_trace_writer *w, const struct pcp_trace_zone *z);
 void pcp_tw_set_zone(struct pcp_trace_writer *w, unsigned int zone,
 		     const struct pcp_trace_zone *z);
 void pcp_tw_set_flags(struct pcp_trace_writer *w, uint32_t flags);
+void pcp_tw_stream_only(struct pcp_trace_writer *w);
 int pcp_tw_count(struct pcp_trace_writer *w, unsigned int cpu,
 		 unsigned int zone, uint32_t count);
 /* @usecs: absolute time of the event, for the deltas */

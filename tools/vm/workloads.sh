@@ -5,8 +5,10 @@
 # "make bench" (tools/bench): each is recorded with the kernel's own list
 # events, simulated through every design and setting and the kernel model,
 # and replayed through the module in lockstep with --check. Prints the
-# tables, then one "workload:" line each for the summary of
-# Documentation/mm/pcpcache-replay.rst. Runs as the guest's command.
+# tables, one "workload:" line each for the summary of
+# Documentation/mm/pcpcache-replay.rst, and each trace as text after a
+# line "==> NAME.txt", for tools/bench to keep and plot on the host.
+# Runs as the guest's command.
 W=/tmp/workloads
 mkdir -p $W
 modprobe pcpcache || exit 1
@@ -54,6 +56,9 @@ for w in page_fault1 messaging files; do
 	model=$(sed -n 's/^kernel model against the recording: //p' $W/$w.sim)
 	agree=$(grep -c 'simulator and module agree on every CPU' $W/$w.replay)
 	echo "workload: $w | $events events | $ncpu CPUs | $model | lockstep agrees: $([ "$agree" = 1 ] && echo yes || echo NO)"
-	rm -f $W/$w.pcpt
+done
+for w in page_fault1 messaging files; do
+	echo "==> $w.txt"
+	pcpctl dump $W/$w.pcpt || status=1
 done
 exit $status
