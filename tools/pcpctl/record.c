@@ -28,7 +28,7 @@
 
 static const char *record_help =
 	"usage: pcpctl record --output TRACE [--seconds N] [--no-kernel-lists]\n"
-	"                     [--buffer-kb N] [-- COMMAND [ARGS...]]\n"
+	"                     [--buffer-kb N] [--max-events N] [-- COMMAND [ARGS...]]\n"
 	"       pcpctl record --output TRACE --input FILE [--zoneinfo FILE]\n\n"
 	"Record every page allocation and free of the machine (kmem:mm_page_alloc\n"
 	"and mm_page_free) and what the kernel's own per-CPU lists did\n"
@@ -46,7 +46,9 @@ static const char *record_help =
 	"  --output TRACE      the file to write (replaced whole, or not at all)\n"
 	"  --seconds N         how long, 1 to 86400, without COMMAND\n"
 	"  --no-kernel-lists   only allocations and frees\n"
-	"  --buffer-kb N       the instance's buffer per CPU (default 16384)\n";
+	"  --buffer-kb N       the instance's buffer per CPU (default 16384)\n"
+	"  --max-events N      keep at most N events, 16 bytes each, counting the\n"
+	"                      rest as lost (default 16777216: 256 MiB)\n";
 
 static const char *const list_events[] = {
 	"mm_page_alloc", "mm_page_free", "mm_page_free_batched",
@@ -384,11 +386,13 @@ int cmd_record(int argc, char **argv)
 		{ "zoneinfo", required_argument, NULL, 'z' },
 		{ "no-kernel-lists", no_argument, NULL, 'n' },
 		{ "buffer-kb", required_argument, NULL, 'b' },
+		{ "max-events", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	const char *out = NULL, *input = NULL, *zoneinfo = NULL;
-	unsigned int seconds = 10, buffer_kb = 16384;
+	unsigned int seconds = 10, buffer_kb = 16384, max_events = 1U << 24;
+	uint64_t over;
 	bool kernel_lists = true, is_dump = false, seconds_given = false;
 	struct pcp_trace_writer *w;
 	struct pcp_trace t = { 0 };
@@ -418,6 +422,10 @@ int cmd_record(int argc, char **argv)
 			if (parse_uint_arg("--buffer-kb", optarg, 64, 1U << 20, &buffer_kb))
 				return 2;
 			break;
+		case 'm':
+			if (parse_uint_arg("--max-events", optarg, 1, 1U << 28, &max_events))
+				return 2;
+			break;
 		case 'h':
 			printf("%s", record_help);
 			return 0;
@@ -442,6 +450,7 @@ int cmd_record(int argc, char **argv)
 		err = read_zoneinfo(zoneinfo ? zoneinfo : "/proc/zoneinfo", w);
 	if (!kernel_lists)
 		pcp_tw_stream_only(w);
+	pcp_tw_max_events(w, max_events);
 	if (!err && input)
 		err = record_input(input, w, &t, &is_dump);
 	else if (!err)
@@ -453,9 +462,13 @@ int cmd_record(int argc, char **argv)
 		if (err)
 			fprintf(stderr, "%s: %s\n", who, pcp_trace_error);
 	}
+	over = pcp_tw_over(w);
 	pcp_tw_destroy(w);
 	if (err)
 		return 1;
+	if (over)
+		fprintf(stderr, "%s: warning: %u events kept (--max-events); %" PRIu64
+			" after them counted as lost\n", who, max_events, over);
 	if (pcp_trace_write(&t, out)) {
 		fprintf(stderr, "%s: %s\n", who, pcp_trace_error);
 		pcp_trace_release(&t);
@@ -466,9 +479,9 @@ int cmd_record(int argc, char **argv)
 	       " unmatched and %" PRIu64 " above order %d\n", out, t.h.nr_events,
 	       t.nr_allocs, t.nr_frees, t.h.nr_cpus, t.h.lost, t.h.unmatched,
 	       t.h.beyond, PCP_TRACE_MAX_ORDER);
-	if (t.h.lost)
+	if (t.h.lost > over)
 		fprintf(stderr, "%s: warning: the kernel lost %" PRIu64
-			" events (a bigger --buffer-kb keeps more)\n", who, t.h.lost);
+			" events (a bigger --buffer-kb keeps more)\n", who, t.h.lost - over);
 	pcp_trace_release(&t);
 	return 0;
 }

@@ -144,6 +144,8 @@ struct pcp_trace_writer {
 	bool started;
 	bool strict;		/* a dump: drop nothing, trace_check() judges */
 	bool stream_only;	/* the kernel's list events left out */
+	uint64_t max_events;	/* a recording keeps no more: memory is bounded */
+	uint64_t over;		/* events past max_events, counted as lost */
 	struct page_table live;
 };
 
@@ -172,6 +174,16 @@ void pcp_tw_set_zone(struct pcp_trace_writer *w, unsigned int zone,
 {
 	if (zone < w->h.nr_zones)
 		w->zones[zone] = *z;
+}
+
+void pcp_tw_max_events(struct pcp_trace_writer *w, uint64_t max)
+{
+	w->max_events = max;
+}
+
+uint64_t pcp_tw_over(const struct pcp_trace_writer *w)
+{
+	return w->over;
 }
 
 void pcp_tw_stream_only(struct pcp_trace_writer *w)
@@ -239,6 +251,12 @@ int pcp_tw_event(struct pcp_trace_writer *w, uint64_t usecs, unsigned int cpu,
 		return fail("pfn 0x%" PRIx64 ": no page has it", pfn);
 	if (w->stream_only && op != PCP_EV_ALLOC && op != PCP_EV_FREE)
 		return 0;
+	/* full: the rest is lost, and said to be; what is kept stays consistent */
+	if (w->max_events && w->h.nr_events >= w->max_events) {
+		w->over++;
+		w->h.lost++;
+		return 0;
+	}
 	if (order > PCP_TRACE_MAX_ORDER) {
 		if (w->strict)
 			return fail("order %u: a trace holds orders 0 to %d", order,

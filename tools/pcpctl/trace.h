@@ -114,6 +114,8 @@ void pcp_tw_set_zone(struct pcp_trace_writer *w, unsigned int zone,
 		     const struct pcp_trace_zone *z);
 void pcp_tw_set_flags(struct pcp_trace_writer *w, uint32_t flags);
 void pcp_tw_stream_only(struct pcp_trace_writer *w);
+void pcp_tw_max_events(struct pcp_trace_writer *w, uint64_t max);
+uint64_t pcp_tw_over(const struct pcp_trace_writer *w);
 int pcp_tw_count(struct pcp_trace_writer *w, unsigned int cpu,
 		 unsigned int zone, uint32_t count);
 /* @usecs: absolute time of the event, for the deltas */
