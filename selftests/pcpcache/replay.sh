@@ -13,6 +13,7 @@
 #   misses, refills, drains and buddy traffic with the simulator on the
 #   same setting: exact agreement, under single and split, with the
 #   default knobs and with batch 4 / high 8, where every design drains;
+#   the books balance once the pages held go back;
 # - the configuration is the one found, after a run and after a refusal;
 #   replay --parallel of the same trace keeps the books balanced.
 #
@@ -84,6 +85,7 @@ same_counts() # --set KNOBS
 	rc=$?
 	cat $W/replay.out
 	[ $rc = 0 ] && grep -q 'simulator and module agree on every CPU' $W/replay.out &&
+		grep -q '^books balance: ' $W/replay.out &&
 		[ "$(config_now)" = "$before" ]
 }
 check "replay single, default knobs: the module and the simulator agree on every CPU" \

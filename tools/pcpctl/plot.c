@@ -81,7 +81,7 @@ int create_new(const char *path)
  * A scatter plot of @csv (simulate's: setting, design, trips, peak,
  * mean, pareto) into @png: a colour per design, the front marked.
  */
-int gnuplot_lines(const char *png, const char *title, const char *xlabel,
+int gnuplot_scatter(const char *png, const char *title, const char *xlabel,
 		  const char *ylabel, const char *csv)
 {
 	char script[] = "/tmp/pcpctl-plot-XXXXXX";
@@ -108,9 +108,9 @@ int gnuplot_lines(const char *png, const char *title, const char *xlabel,
 	gp_string(f, ylabel);
 	fputs("\nplot for [d in 'passthrough single split auto kernel'] ", f);
 	gp_string(f, csv);
-	fputs(" using 4:(strcol(2) eq d ? $3 : NaN) with points pt 7 title d, \\\n  ", f);
+	fputs(" using ($4 + 1):(strcol(2) eq d ? $3 : NaN) with points pt 7 title d, \\\n  ", f);
 	gp_string(f, csv);
-	fputs(" using 4:($6 == 1 ? $3 : NaN) with points pt 6 ps 2.5 title 'Pareto front'\n", f);
+	fputs(" using ($4 + 1):($6 == 1 ? $3 : NaN) with points pt 6 ps 2.5 title 'Pareto front'\n", f);
 	if (ferror(f) | fclose(f)) {
 		fprintf(stderr, "%s: cannot write a gnuplot script: %s\n", who,
 			strerror(errno));

@@ -11,7 +11,7 @@ void gp_string(FILE *f, const char *s);
 int run_gnuplot(const char *script);
 const char *gp_prefix(const char *path);
 int create_new(const char *path);
-int gnuplot_lines(const char *png, const char *title, const char *xlabel,
+int gnuplot_scatter(const char *png, const char *title, const char *xlabel,
 		  const char *ylabel, const char *csv);
 
 #endif /* _PCPCTL_PLOT_H */

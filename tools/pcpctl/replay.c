@@ -251,6 +251,28 @@ out:
 	return err;
 }
 
+/*
+ * After the run, the file closed: the books as stress checks them, once
+ * no page is in flight. 0 when they balance (said, but not in JSON).
+ */
+static int books(bool quiet)
+{
+	struct pcp_stats st;
+	char why[256];
+
+	if (pcp_read_stats(&st)) {
+		fprintf(stderr, "%s: cannot read stats\n", who);
+		return -1;
+	}
+	if (!pcp_books_balance(&st, why, sizeof(why))) {
+		fprintf(stderr, "%s: the books do not balance: %s\n", who, why);
+		return -1;
+	}
+	if (!quiet)
+		printf("books balance: %s\n", why);
+	return 0;
+}
+
 /* The configuration the run uses: --set's on the one in force. */
 static int run_config(const char *set, char *saved, size_t size,
 		      struct pcpcache_config *cfg)
@@ -462,8 +484,14 @@ int cmd_replay(int argc, char **argv)
 			       s.cfg.high_auto ? " (high=auto: the module decays by the clock, the simulator by trace time)" : "");
 	}
 	err = check && !agree && !par && !s.cfg.high_auto ? 1 : 0;
-out_file:
+	/* the pages held go back with the file: then the books must balance */
 	close(r.fd);
+	r.fd = -1;
+	if (books(json) && !err)
+		err = 1;
+out_file:
+	if (r.fd >= 0)
+		close(r.fd);
 out_config:
 	/* back as found: the pages held go back first, then the config */
 	if (pcp_write("config", saved))

@@ -416,8 +416,9 @@ static int plot_front(const char *dir, const struct sim_setting *s,
 	}
 	if (create_new(png))
 		goto out;
-	err = gnuplot_lines(png, "Buddy round trips against memory parked, per setting",
-			    "pages parked, peak", "refills and drains per 1000 operations",
+	err = gnuplot_scatter(png, "Buddy round trips against memory parked, per setting",
+			    "pages parked at the peak, plus 1 (log scale)",
+			    "buddy calls per 1000 operations",
 			    csv);
 	if (err)
 		unlink(png);
