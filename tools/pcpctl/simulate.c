@@ -21,12 +21,20 @@
 int load_trace(const char *path, struct pcp_trace *t)
 {
 	char magic[8] = { 0 };
+	struct stat st;
 	FILE *f;
 	int err;
 
 	f = fopen(path, "r");
 	if (!f) {
 		fprintf(stderr, "%s: %s: %s\n", who, path, strerror(errno));
+		return -1;
+	}
+	/* read twice, the magic then the whole: not from a pipe */
+	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "%s: %s: not a file (a pipe's trace must be saved first: record --input - --output FILE)\n",
+			who, path);
+		fclose(f);
 		return -1;
 	}
 	if (fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
