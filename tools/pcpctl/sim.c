@@ -221,9 +221,9 @@ static void sim_tick(struct sim *sim, unsigned int nr_cpus)
 	}
 }
 
-static void result_finish(struct sim_result *r, double parked_sum)
+/* The totals, rates and means of @r's CPUs; @parked_sum over the events. */
+void sim_result_finish(struct sim_result *r, double parked_sum)
 {
-	uint64_t allocs = 0, hits = 0;
 	unsigned int cpu;
 	struct sim_cpu *t = &r->total;
 	uint64_t peak = t->parked_peak;
@@ -248,10 +248,8 @@ static void result_finish(struct sim_result *r, double parked_sum)
 		if (c->parked_peak > r->parked_peak_cpu)
 			r->parked_peak_cpu = c->parked_peak;
 	}
-	allocs = t->allocs;
-	hits = t->hits;
 	r->ops = t->allocs + t->frees;
-	r->hit_rate = allocs ? (double)hits / allocs : 0;
+	r->hit_rate = t->allocs ? (double)t->hits / t->allocs : 0;
 	r->trips_per_k = r->ops ? 1000.0 * (t->refill + t->drain + t->direct) / r->ops : 0;
 	r->parked_mean = r->ops ? parked_sum / r->ops : 0;
 }
@@ -300,7 +298,7 @@ static int run_module_design(const struct pcp_trace *t, const struct sim_setting
 	}
 	if (sim.nomem)
 		err = -1;
-	result_finish(r, parked_sum);
+	sim_result_finish(r, parked_sum);
 out:
 	free(sim.mag);
 	free(sim.held);
@@ -370,7 +368,7 @@ static int run_kernel_model(const struct pcp_trace *t, struct sim_result *r)
 		r->cpu[cpu].parked_peak = k->parked_peak;
 	}
 	kmodel_destroy(m);
-	result_finish(r, parked_sum);
+	sim_result_finish(r, parked_sum);
 	return 0;
 }
 

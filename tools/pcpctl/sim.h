@@ -52,6 +52,7 @@ struct sim_result {
 
 int sim_run(const struct pcp_trace *t, const struct sim_setting *s,
 	    struct sim_result *r);
+void sim_result_finish(struct sim_result *r, double parked_sum);
 void sim_result_release(struct sim_result *r);
 const char *sim_design_name(enum sim_design d);
 void sim_label(const struct sim_setting *s, char *buf, size_t size);

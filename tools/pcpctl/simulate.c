@@ -289,20 +289,11 @@ static void recorded_kernel(const struct pcp_trace *t, struct sim_result *r)
 		last[e->cpu] = e->op;
 	}
 	free(last);
-	for (i = 0; i < r->nr_cpus; i++) {
-		r->total.allocs += r->cpu[i].allocs;
-		r->total.frees += r->cpu[i].frees;
-		r->total.refill += r->cpu[i].refill;
-		r->total.refill_pages += r->cpu[i].refill_pages;
-		r->total.drain += r->cpu[i].drain;
-		r->total.drain_pages += r->cpu[i].drain_pages;
-	}
-	r->ops = r->total.allocs + r->total.frees;
-	r->trips_per_k = r->ops ? 1000.0 * (r->total.refill + r->total.drain) / r->ops : 0;
+	/* no direct calls counted: the recorded row is refills and drains */
+	sim_result_finish(r, 0);
 }
 
-static void mark_pareto(const struct sim_setting *s, struct sim_result *r,
-			unsigned int n)
+static void mark_pareto(struct sim_result *r, unsigned int n)
 {
 	unsigned int i, j;
 
@@ -318,7 +309,6 @@ static void mark_pareto(const struct sim_setting *s, struct sim_result *r,
 				r[i].pareto = 0;
 		}
 	}
-	(void)s;
 }
 
 static double pct_error(uint64_t model, uint64_t real)
@@ -554,7 +544,7 @@ int cmd_simulate(int argc, char **argv)
 		}
 	}
 	secs = (double)(clock() - c0) / CLOCKS_PER_SEC;
-	mark_pareto(settings, res, n);
+	mark_pareto(res, n);
 	recorded_kernel(&t, &kreal);
 	if (budget_given)
 		for (i = 0; i < n; i++)
