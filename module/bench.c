@@ -29,6 +29,21 @@
  *              after each (a: the cycles of the allocations and frees,
  *              ops: both; b, of the first CPU only: the most pages cached
  *              in all magazines at the end of one of its rounds)
+ *   purger     jemalloc's purger: every online CPU but the first allocates
+ *              (a) NR blocks in all, a share each, keeping at most K
+ *              allocated and not yet freed, and hands them over to the
+ *              first CPU, which frees them (a) in bursts of up to 512
+ *              (b, its line only: the most pages parked after a burst)
+ *   exit       a process exit: every CPU but the first allocates (a) its
+ *              share of NR blocks and keeps them; once all have, the first
+ *              frees them all (a, b as purger); K is not used
+ *
+ * Pages parked are those cached or in transit between CPUs: the pages
+ * taken from the buddy allocator less those given back (the module's
+ * books) less those the run holds; with flag 64, those on the kernel's
+ * own per-CPU lists. After the per-CPU lines, purger and exit add one,
+ * "parked SAMPLES MEAN PEAK": the samples taken, after each burst, their
+ * mean and their peak, in pages.
  *
  * A signal to the writer stops the run early; the write then fails with
  * EINTR.
@@ -38,7 +53,9 @@
  * cache can beat on this machine; 8 (switch, drain and shrink only) 50 ms
  * between calls, so that they fall at any point of another CPU's
  * schedule (a real-time task's throttling period, say) rather than all
- * just after the run's threads started.
+ * just after the run's threads started; 64 "kernel": alloc_pages() and
+ * __free_pages() instead of pcpcache, the kernel's own per-CPU lists (the
+ * cold flags do not apply).
  *
  * Each field of a request is read as every file reads a value (parse.h):
  * one word per field, separated by single spaces, numbers in decimal.
@@ -49,8 +66,11 @@
 #include <linux/kernel.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
+#include <linux/mmzone.h>
 #include <linux/mutex.h>
+#include <linux/nodemask.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/timex.h>
 #include <linux/pcpcache.h>
 
@@ -68,8 +88,12 @@
 /* FLAGS + 16 * order: blocks of that order instead of pages */
 #define BENCH_ORDER_SHIFT	4
 #define BENCH_ORDER_MASK	(3 << BENCH_ORDER_SHIFT)
+/* alloc_pages() and __free_pages(): the kernel's own per-CPU lists */
+#define BENCH_KERNEL		64
 #define BENCH_FLAGS		(BENCH_COLD_ALLOC | BENCH_COLD_FREE | BENCH_LIMIT | \
-				 BENCH_SPACED | BENCH_ORDER_MASK)
+				 BENCH_SPACED | BENCH_ORDER_MASK | BENCH_KERNEL)
+/* purger, exit: the first CPU frees this many blocks at most per burst */
+#define BENCH_PURGE_BURST	512
 /* "cpu ops cycles_a cycles_b\n" with every number at its longest */
 #define BENCH_LINE_MAX		72
 
@@ -81,12 +105,12 @@ static unsigned int bench_order(unsigned int flags)
 enum bench_test {
 	BENCH_SEQ, BENCH_PAIR, BENCH_CONCURRENT, BENCH_HOTNESS, BENCH_COUNTER,
 	BENCH_STATS, BENCH_SWITCH, BENCH_DRAIN, BENCH_SHRINK, BENCH_PHASED,
-	BENCH_NR_TESTS,
+	BENCH_PURGER, BENCH_EXIT, BENCH_NR_TESTS,
 };
 
 static const char * const bench_names[BENCH_NR_TESTS] = {
 	"seq", "pair", "concurrent", "hotness", "counter", "stats", "switch",
-	"drain", "shrink", "phased",
+	"drain", "shrink", "phased", "purger", "exit",
 };
 
 /* phased: each phase's burst, in multiples of K, and the gap after it */
@@ -108,6 +132,16 @@ struct bench_result {
 	 * own if CPU hotplug moves the thread.
 	 */
 	struct list_head limit;
+	/*
+	 * purger, exit: an allocator's blocks on their way to the first
+	 * CPU's thread. The allocator adds to handed under lock, then
+	 * releases handed_nr; the first CPU's thread moves them to taken,
+	 * its own, and counts what it freed of them in freed.
+	 */
+	spinlock_t lock;
+	struct list_head handed, taken;
+	unsigned long allocated, handed_nr, freed;
+	bool done;			/* released: no more will be handed */
 };
 
 struct bench_run {
@@ -117,6 +151,8 @@ struct bench_run {
 	atomic_t running;		/* threads not finished */
 	struct completion started, done;
 	bool stop;			/* background pairs stop */
+	unsigned int threads;		/* results in use */
+	u64 parked_sum, parked_samples;	/* purger, exit: the peak is in b */
 	struct bench_result *results;	/* nr_cpu_ids of them */
 };
 
@@ -137,6 +173,8 @@ static struct page *bench_alloc(struct bench_result *r, unsigned int flags)
 	unsigned long irqflags;
 	struct page *page = NULL;
 
+	if (flags & BENCH_KERNEL)
+		return alloc_pages(BENCH_GFP, bench_order(flags));
 	if (!(flags & BENCH_LIMIT))
 		return pcpcache_alloc_pages(BENCH_GFP, bench_order(flags),
 					    flags & BENCH_COLD_ALLOC);
@@ -154,6 +192,10 @@ static void bench_free(struct bench_result *r, struct page *page,
 {
 	unsigned long irqflags;
 
+	if (flags & BENCH_KERNEL) {
+		__free_pages(page, bench_order(flags));
+		return;
+	}
 	if (!(flags & BENCH_LIMIT)) {
 		pcpcache_free_pages(page, bench_order(flags),
 				    flags & BENCH_COLD_FREE);
@@ -293,6 +335,174 @@ static void bench_phased(struct bench_run *run, struct bench_result *r)
 	kvfree(pages);
 }
 
+/* purger, exit: allocator @r's share of NR; the first thread frees. */
+static unsigned long bench_share(const struct bench_run *run,
+				 const struct bench_result *r)
+{
+	unsigned int i = r - run->results - 1, n = run->threads - 1;
+
+	return run->nr / n + (i < run->nr % n);
+}
+
+/* Pages on the kernel's own per-CPU lists, every zone and CPU. */
+static unsigned long bench_kernel_parked(void)
+{
+	unsigned long sum = 0;
+	struct zone *zone;
+	int nid, cpu;
+
+	for_each_online_node(nid) {
+		for (zone = NODE_DATA(nid)->node_zones;
+		     zone < NODE_DATA(nid)->node_zones + MAX_NR_ZONES; zone++) {
+			if (!populated_zone(zone))
+				continue;
+			for_each_online_cpu(cpu)
+				sum += READ_ONCE(per_cpu_ptr(zone->per_cpu_pageset,
+							     cpu)->count);
+		}
+	}
+	return sum;
+}
+
+/*
+ * Pages parked: the module's books less what the run holds, or the
+ * kernel's lists. Read racily, so a few pages off: never below 0.
+ */
+static u64 bench_parked(const struct bench_run *run)
+{
+	long held = 0, parked;
+	unsigned int i;
+
+	if (run->flags & BENCH_KERNEL)
+		return bench_kernel_parked();
+	for (i = 1; i < run->threads; i++)
+		held += READ_ONCE(run->results[i].allocated) -
+			run->results[i].freed;
+	parked = pcpcache_stat_sum(PCPCACHE_BUDDY_ALLOC) -
+		 pcpcache_stat_sum(PCPCACHE_BUDDY_FREE) -
+		 (held << bench_order(run->flags));
+	return max(parked, 0L);
+}
+
+/*
+ * An allocator: bursts of allocations up to K blocks not yet freed (exit:
+ * the whole share), each handed over whole, so one lock round trip a burst.
+ */
+static void bench_keep(struct bench_run *run, struct bench_result *r)
+{
+	unsigned long share = bench_share(run, r), keep, want;
+	struct page *page = NULL;
+	LIST_HEAD(burst);
+	cycles_t t0;
+
+	keep = run->test == BENCH_EXIT ? share : run->k;
+	while (r->allocated < share && !READ_ONCE(bench_abort)) {
+		if (r->allocated - READ_ONCE(r->freed) >= keep) {
+			cond_resched();
+			cpu_relax();
+			continue;
+		}
+		want = min(keep - (r->allocated - READ_ONCE(r->freed)),
+			   share - r->allocated);
+		t0 = get_cycles();
+		while (want--) {
+			page = bench_alloc(r, run->flags);
+			if (!page)
+				break;
+			list_add_tail(&page->lru, &burst);
+			/* counted at once: the purger's books subtract it */
+			WRITE_ONCE(r->allocated, r->allocated + 1);
+		}
+		r->a += get_cycles() - t0;
+		spin_lock(&r->lock);
+		list_splice_tail_init(&burst, &r->handed);
+		spin_unlock(&r->lock);
+		/* pairs with bench_purge(): what it counts is on the list */
+		smp_store_release(&r->handed_nr, r->allocated);
+		if (!page)
+			break;
+	}
+	r->ops = r->allocated;
+	/* after the last hand-over, which bench_purge() then sees */
+	smp_store_release(&r->done, true);
+}
+
+/* Free @want blocks of the allocators' taken lists, timed, into @r. */
+static void bench_purge_burst(struct bench_run *run, struct bench_result *r,
+			      unsigned long want)
+{
+	unsigned long n;
+	struct page *page;
+	unsigned int i;
+	cycles_t t0;
+	u64 parked;
+
+	t0 = get_cycles();
+	for (i = 1; i < run->threads && want; i++) {
+		struct bench_result *h = &run->results[i];
+
+		for (n = 0; n < want && !list_empty(&h->taken); n++) {
+			page = list_first_entry(&h->taken, struct page, lru);
+			list_del(&page->lru);
+			bench_free(r, page, run->flags);
+		}
+		WRITE_ONCE(h->freed, h->freed + n);
+		want -= n;
+		r->ops += n;
+	}
+	r->a += get_cycles() - t0;
+	parked = bench_parked(run);
+	r->b = max(r->b, parked);
+	run->parked_sum += parked;
+	run->parked_samples++;
+}
+
+/*
+ * The first CPU: frees what the allocators hand over, in bursts of 512,
+ * or fewer when every allocator waits for it or is done; exit waits for
+ * all to be done. On an abort it still frees everything handed over.
+ */
+static void bench_purge(struct bench_run *run, struct bench_result *r)
+{
+	unsigned long ready, out;
+	bool done, stuck;
+	unsigned int i;
+
+	for (;;) {
+		done = true;
+		stuck = true;
+		ready = 0;
+		for (i = 1; i < run->threads; i++) {
+			struct bench_result *h = &run->results[i];
+			/* pair with bench_keep(): done, then all handed over */
+			bool d = smp_load_acquire(&h->done);
+
+			/* ... and at least this many are on h->handed */
+			out = smp_load_acquire(&h->handed_nr) - h->freed;
+			done &= d;
+			stuck &= d || out >= run->k;
+			ready += out;
+		}
+		if (done && !ready)
+			break;
+		if (run->test == BENCH_EXIT ? !done :
+		    ready < BENCH_PURGE_BURST && !(stuck && ready)) {
+			cond_resched();
+			cpu_relax();
+			continue;
+		}
+		for (i = 1; i < run->threads; i++) {
+			struct bench_result *h = &run->results[i];
+
+			spin_lock(&h->lock);
+			list_splice_tail_init(&h->handed, &h->taken);
+			spin_unlock(&h->lock);
+		}
+		bench_purge_burst(run, r, min_t(unsigned long, ready,
+						BENCH_PURGE_BURST));
+	}
+}
+
 static void bench_counter_updates(struct bench_run *run,
 				  struct bench_result *r)
 {
@@ -369,7 +579,8 @@ static bool bench_background(enum bench_test test)
 static bool bench_all_cpus(enum bench_test test)
 {
 	return test == BENCH_CONCURRENT || test == BENCH_HOTNESS ||
-	       test == BENCH_PHASED || bench_background(test);
+	       test == BENCH_PHASED || test == BENCH_PURGER ||
+	       test == BENCH_EXIT || bench_background(test);
 }
 
 /*
@@ -431,6 +642,13 @@ static int bench_thread(void *data)
 		case BENCH_PHASED:
 			bench_phased(run, r);
 			break;
+		case BENCH_PURGER:
+		case BENCH_EXIT:
+			if (r == &run->results[0])
+				bench_purge(run, r);
+			else
+				bench_keep(run, r);
+			break;
 		case BENCH_COUNTER:
 			bench_counter_updates(run, r);
 			break;
@@ -462,6 +680,12 @@ static int bench_thread(void *data)
 /* The most base pages a run holds at once, all its threads together. */
 static unsigned long bench_pages_held(const struct bench_run *run)
 {
+	/* the allocators all together: K each, or NR in all */
+	if (run->test == BENCH_PURGER)
+		return ((unsigned long)run->k << bench_order(run->flags)) *
+		       (num_online_cpus() - 1);
+	if (run->test == BENCH_EXIT)
+		return (unsigned long)run->nr << bench_order(run->flags);
 	return ((unsigned long)bench_thread_pages(run) << bench_order(run->flags)) *
 	       (bench_all_cpus(run->test) ? num_online_cpus() : 1);
 }
@@ -503,6 +727,7 @@ static int bench_start(struct bench_run *run)
 		run->results[n].cpu = cpu;
 		n++;
 	}
+	run->threads = n;
 	atomic_set(&run->waiting, n);
 	atomic_set(&run->running, n);
 	for (i = 0; i < n; i++) {
@@ -566,6 +791,9 @@ static int bench_parse(const char *buf, size_t len, struct bench_run *run)
 	    (test == BENCH_PHASED && run->k > BENCH_MAX_NR / BENCH_PHASE_MOST) ||
 	    (run->flags & BENCH_SPACED && test != BENCH_SWITCH &&
 	     test != BENCH_DRAIN && test != BENCH_SHRINK) ||
+	    (run->flags & BENCH_LIMIT &&
+	     (run->flags & BENCH_KERNEL || test == BENCH_PURGER ||
+	      test == BENCH_EXIT)) ||
 	    run->flags & ~BENCH_FLAGS)
 		return -EINVAL;
 	run->test = test;
@@ -579,19 +807,24 @@ static int bench_parse(const char *buf, size_t len, struct bench_run *run)
  * @len: the length of @buf
  *
  * Return: 0 once the run is over and its results can be read, -EINVAL for
- * a request that is not one, -E2BIG for one whose threads would hold more
- * than an eighth of RAM at once, or the error that stopped the run.
+ * a request that is not one (purger and exit need two online CPUs), -E2BIG
+ * for one whose threads would hold more than an eighth of RAM at once, or
+ * the error that stopped the run.
  */
 int pcpcache_bench_store(const struct pcpcache_ctl *ctl, const char *buf,
 			 size_t len)
 {
 	struct bench_run *run;
+	unsigned int i;
 	int err;
 
 	run = kzalloc(sizeof(*run), GFP_KERNEL);
 	if (!run)
 		return -ENOMEM;
 	err = bench_parse(buf, len, run);
+	if (!err && (run->test == BENCH_PURGER || run->test == BENCH_EXIT) &&
+	    num_online_cpus() < 2)
+		err = -EINVAL;
 	if (!err && bench_pages_held(run) > totalram_pages() / 8)
 		err = -E2BIG;
 	if (!err) {
@@ -599,6 +832,11 @@ int pcpcache_bench_store(const struct pcpcache_ctl *ctl, const char *buf,
 				       GFP_KERNEL);
 		if (!run->results)
 			err = -ENOMEM;
+	}
+	for (i = 0; !err && i < nr_cpu_ids; i++) {
+		spin_lock_init(&run->results[i].lock);
+		INIT_LIST_HEAD(&run->results[i].handed);
+		INIT_LIST_HEAD(&run->results[i].taken);
 	}
 	if (err) {
 		bench_free_run(run);
@@ -622,10 +860,14 @@ int pcpcache_bench_store(const struct pcpcache_ctl *ctl, const char *buf,
 
 size_t pcpcache_bench_size(void)
 {
-	return nr_cpu_ids * BENCH_LINE_MAX + 1;
+	/* and the purger's and exit's "parked" line */
+	return (nr_cpu_ids + 1) * BENCH_LINE_MAX + 1;
 }
 
-/* One line per CPU of the last run: "cpu ops cycles_a cycles_b". */
+/*
+ * One line per CPU of the last run: "cpu ops cycles_a cycles_b"; then,
+ * after purger and exit, "parked SAMPLES MEAN PEAK".
+ */
 size_t pcpcache_bench_show(const struct pcpcache_ctl *ctl, char *buf,
 			   size_t size)
 {
@@ -639,6 +881,16 @@ size_t pcpcache_bench_show(const struct pcpcache_ctl *ctl, char *buf,
 
 		len += scnprintf(buf + len, size - len, "%d %lu %llu %llu\n",
 				 r->cpu, r->ops, r->a, r->b);
+	}
+	if (bench_nr_results && (bench_last->test == BENCH_PURGER ||
+				 bench_last->test == BENCH_EXIT)) {
+		struct bench_run *run = bench_last;
+
+		len += scnprintf(buf + len, size - len, "parked %llu %llu %llu\n",
+				 run->parked_samples,
+				 run->parked_samples ?
+				 div64_u64(run->parked_sum, run->parked_samples) : 0,
+				 run->results[0].b);
 	}
 	mutex_unlock(&bench_mutex);
 	return len;

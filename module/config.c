@@ -24,6 +24,7 @@
 #include <linux/seqlock.h>
 #include <linux/workqueue.h>
 
+#include "owner.h"
 #include "pcpcache.h"
 #include "pcpcache_trace.h"
 
@@ -74,6 +75,8 @@ static int pcpcache_commit(const struct pcpcache_config *cfg)
 
 	if (pcpcache_config_check(cfg, pcpcache_limit()))
 		return -EINVAL;
+	if (cfg->mode == PCPCACHE_MODE_REMOTE && pcpcache_owners_ready())
+		return -ENOMEM;
 	old = pcpcache_config.mode;
 	write_seqcount_begin(&pcpcache_config_seq);
 	pcpcache_config = *cfg;
@@ -287,6 +290,10 @@ int pcpcache_config_init(void)
 		       PCPCACHE_MAX_BATCH, limit);
 		return -EINVAL;
 	}
+	if (cfg->mode == PCPCACHE_MODE_REMOTE && pcpcache_owners_ready()) {
+		pr_err("no memory for remote mode's owner table\n");
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -296,4 +303,5 @@ int pcpcache_config_init(void)
 void pcpcache_config_exit(void)
 {
 	cancel_work_sync(&pcpcache_fit_work);
+	pcpcache_owners_exit();
 }

@@ -12,6 +12,7 @@
 #include <linux/kernel.h>
 #include <linux/mm.h>
 
+#include "owner.h"
 #include "pcpcache.h"
 
 static size_t mode_show(const struct pcpcache_ctl *ctl, char *buf,
@@ -181,7 +182,8 @@ static size_t pagesets_size(void)
 
 /*
  * Like the pagesets of /proc/zoneinfo: one line per possible CPU, then the
- * blocks of each order it caches, on both lists.
+ * blocks of each order it caches, on both lists; in remote mode, the pages
+ * in transit to it.
  */
 static size_t pagesets_show(const struct pcpcache_ctl *ctl, char *buf,
 			    size_t size)
@@ -192,11 +194,12 @@ static size_t pagesets_show(const struct pcpcache_ctl *ctl, char *buf,
 	struct pcpcache_config cfg;
 	unsigned int order;
 	size_t len;
-	bool split;
+	bool split, remote;
 	int cpu;
 
 	pcpcache_get_config(&cfg);
 	split = cfg.mode == PCPCACHE_MODE_SPLIT;
+	remote = cfg.mode == PCPCACHE_MODE_REMOTE;
 	len = scnprintf(buf, size, "%5s %7s %7s %7s", "cpu", "count", "high",
 			"batch");
 	if (split)
@@ -204,6 +207,8 @@ static size_t pagesets_show(const struct pcpcache_ctl *ctl, char *buf,
 				 "cold_count", "cold_high", "cold_batch");
 	for (order = 0; order < PCPCACHE_NR_ORDERS; order++)
 		len += scnprintf(buf + len, size - len, " %5s%u", "order", order);
+	if (remote)
+		len += scnprintf(buf + len, size - len, " %10s", "transit");
 	len += scnprintf(buf + len, size - len, "\n");
 
 	for_each_possible_cpu(cpu) {
@@ -217,6 +222,9 @@ static size_t pagesets_show(const struct pcpcache_ctl *ctl, char *buf,
 		for (order = 0; order < PCPCACHE_NR_ORDERS; order++)
 			len += scnprintf(buf + len, size - len, " %6u",
 					 hot->nr[order] + cold->nr[order]);
+		if (remote)
+			len += scnprintf(buf + len, size - len, " %10u",
+					 pcpcache_cpu_transit(cpu));
 		len += scnprintf(buf + len, size - len, "\n");
 	}
 	return len;

@@ -35,6 +35,7 @@
 
 #include "compat.h"
 #include "lock.h"
+#include "owner.h"
 #include "pcpcache.h"
 #include "pcpcache_trace.h"
 
@@ -59,6 +60,28 @@ static bool pcpcache_passing_through(void)
 {
 	return this_cpu_read(pcpcache_cpus.mag.mode) ==
 	       PCPCACHE_MODE_PASSTHROUGH;
+}
+
+/* The same look for remote mode, whose frees may go to another CPU. */
+static __always_inline bool pcpcache_routing_frees(void)
+{
+	return this_cpu_read(pcpcache_cpus.mag.mode) == PCPCACHE_MODE_REMOTE;
+}
+
+/* Whether a magazine notes the owner of what it caches; under its lock. */
+static __always_inline bool pcpcache_owner_noted(const struct pcpcache_mag *mag)
+{
+	return mag->mode == PCPCACHE_MODE_REMOTE;
+}
+
+/*
+ * Whether blocks freed elsewhere wait on this CPU's transit list: in any
+ * mode, as a free may have seen remote mode just before a switch. A hint,
+ * read unpinned.
+ */
+static __always_inline bool pcpcache_transit_waiting(void)
+{
+	return !llist_empty(&raw_cpu_ptr(&pcpcache_cpus)->transit.blocks);
 }
 
 /* Whether a page of the block is marked poisoned. */
@@ -166,12 +189,13 @@ static bool pcpcache_local_node(struct page *page)
 
 /*
  * Move the blocks that may not be cached here from @pages: those of other
- * nodes to @remote, those of CMA or isolated pageblocks to @refused. How
- * many moved. Called under the lock, which orders the pageblock check
- * against a drain for memory going offline.
+ * nodes to @remote, those of CMA or isolated pageblocks to @refused; note
+ * @owner, unless -1, as the owner of the others (remote mode). How many
+ * moved. Called under the lock, which orders the pageblock check against a
+ * drain for memory going offline.
  */
 static unsigned int pcpcache_sort_out(struct list_head *pages,
-				      unsigned int order,
+				      unsigned int order, int owner,
 				      struct pcpcache_cut *remote,
 				      struct pcpcache_cut *refused)
 {
@@ -180,12 +204,15 @@ static unsigned int pcpcache_sort_out(struct list_head *pages,
 	unsigned int nr = 0;
 
 	list_for_each_entry_safe(page, next, pages, lru) {
-		if (!pcpcache_local_node(page))
+		if (!pcpcache_local_node(page)) {
 			to = remote;
-		else if (unlikely(pcpcache_page_block_refused(page)))
+		} else if (unlikely(pcpcache_page_block_refused(page))) {
 			to = refused;
-		else
+		} else {
+			if (owner >= 0)
+				pcpcache_owner_claim(page, owner);
 			continue;
+		}
 		list_move(&page->lru, &to->pages[order]);
 		to->count += 1U << order;
 		nr++;
@@ -195,11 +222,14 @@ static unsigned int pcpcache_sort_out(struct list_head *pages,
 
 /*
  * Cache the rest of a refill on the CPU we run on now, which is not
- * necessarily the one that missed, nor on the node the pages came from.
- * Every block of @pages has no reference left.
+ * necessarily the one that missed, nor on the node the pages came from;
+ * or blocks absorbed from its transit list, which may take the list over
+ * high (@trim false) as an absorb does in van Riel's series: the next
+ * local free over high trims it. Every block of @pages has no reference
+ * left.
  */
 static void pcpcache_stash(struct list_head *pages, unsigned int order,
-			   unsigned int nr, bool cold)
+			   unsigned int nr, bool cold, bool trim)
 {
 	enum pcpcache_drain_why why = PCPCACHE_DRAIN_HIGH;
 	struct pcpcache_cut out, remote, refused;
@@ -215,13 +245,17 @@ static void pcpcache_stash(struct list_head *pages, unsigned int order,
 	cpu = smp_processor_id();
 	list = mag_list(&pc->mag, cold);
 	if (list) {
-		nr -= pcpcache_sort_out(pages, order, &remote, &refused);
+		nr -= pcpcache_sort_out(pages, order,
+					pcpcache_owner_noted(&pc->mag) ? cpu : -1,
+					&remote, &refused);
 		mag_add_refill(list, order, pages, nr);
 		/*
 		 * The batch may be from before a reconfiguration: cut to high,
 		 * within what a refill's walk may add to the sort's.
 		 */
-		mag_trim_to_high(list, &out, PCPCACHE_MAX_BATCH - min(nr, PCPCACHE_MAX_BATCH));
+		if (trim)
+			mag_trim_to_high(list, &out,
+					 PCPCACHE_MAX_BATCH - min(nr, PCPCACHE_MAX_BATCH));
 	} else {
 		/* switched to passthrough while we refilled */
 		list_splice_init(pages, &out.pages[order]);
@@ -234,6 +268,40 @@ static void pcpcache_stash(struct list_head *pages, unsigned int order,
 	pcpcache_give_back_drained(&remote, cpu, PCPCACHE_DRAIN_REMOTE);
 	pcpcache_count(PCPCACHE_REFUSED_BLOCK, refused.count);
 	pcpcache_give_back(&refused);
+}
+
+/*
+ * Take this CPU's transit list into its magazine, as the rest of a refill
+ * is but without cutting it to high: in steps of at most PCPCACHE_MAX_BATCH
+ * blocks, each walked under the lock by pcpcache_stash(). After a switch
+ * to another mode they are cached there all the same, or, in passthrough,
+ * given back.
+ */
+static noinline void pcpcache_absorb(void)
+{
+	struct page *page, *next;
+	struct pcpcache_cut in;
+	unsigned int order, nr;
+	LIST_HEAD(step);
+
+	mag_cut_init(&in);
+	if (!pcpcache_transit_take(raw_smp_processor_id(), &in))
+		return;
+	for (order = 0; order < PCPCACHE_NR_ORDERS; order++) {
+		nr = 0;
+		list_for_each_entry_safe(page, next, &in.pages[order], lru) {
+			list_move_tail(&page->lru, &step);
+			if (++nr < PCPCACHE_MAX_BATCH)
+				continue;
+			pcpcache_stash(&step, order, nr, false, false);
+			INIT_LIST_HEAD(&step);
+			nr = 0;
+		}
+		if (nr) {
+			pcpcache_stash(&step, order, nr, false, false);
+			INIT_LIST_HEAD(&step);
+		}
+	}
 }
 
 /*
@@ -388,7 +456,7 @@ static struct page *pcpcache_refill(gfp_t gfp, unsigned int order, bool cold,
 	list_del(&page->lru);
 	nr = pcpcache_prep_refill(&pages, order, nr - 1, refill_gfp);
 	if (nr)
-		pcpcache_stash(&pages, order, nr, cold);
+		pcpcache_stash(&pages, order, nr, cold, true);
 
 	/*
 	 * The bulk allocator falls back to one page from the page allocator
@@ -476,6 +544,23 @@ static unsigned int pcpcache_refill_batch(unsigned int order, bool cold)
 }
 
 /*
+ * Count a block handed out from the buddy allocator. In remote mode this
+ * CPU owns it, as it owns the rest of the refill: a free elsewhere sends
+ * it here.
+ */
+static void pcpcache_count_miss(struct page *page, unsigned int order,
+				bool cold)
+{
+	if (pcpcache_routing_frees())
+		pcpcache_owner_claim(page, raw_smp_processor_id());
+	pcpcache_count(PCPCACHE_ALLOC_MISS, 1U << order);
+	if (order < PCPCACHE_NR_ORDERS)
+		pcpcache_count(PCPCACHE_ORDER_MISS + order, 1);
+	if (cold)
+		pcpcache_count(PCPCACHE_ALLOC_COLD, 1U << order);
+}
+
+/*
  * The magazine had nothing for us: refill it, or pass through; blocks
  * larger than the magazines keep come from the buddy allocator. A refill
  * that failed without the emergency reserves is followed by an allocation
@@ -507,11 +592,7 @@ static noinline struct page *pcpcache_alloc_miss(gfp_t gfp, unsigned int order,
 		pcpcache_count(PCPCACHE_ALLOC_FAIL, 1);
 		return NULL;
 	}
-	pcpcache_count(PCPCACHE_ALLOC_MISS, 1U << order);
-	if (order < PCPCACHE_NR_ORDERS)
-		pcpcache_count(PCPCACHE_ORDER_MISS + order, 1);
-	if (cold)
-		pcpcache_count(PCPCACHE_ALLOC_COLD, 1U << order);
+	pcpcache_count_miss(page, order, cold);
 	return page;
 }
 
@@ -572,11 +653,7 @@ static noinline struct page *pcpcache_alloc_placed(gfp_t gfp, unsigned int order
 		pcpcache_count(PCPCACHE_ALLOC_FAIL, 1);
 		return NULL;
 	}
-	pcpcache_count(PCPCACHE_ALLOC_MISS, 1U << order);
-	if (order < PCPCACHE_NR_ORDERS)
-		pcpcache_count(PCPCACHE_ORDER_MISS + order, 1);
-	if (cold)
-		pcpcache_count(PCPCACHE_ALLOC_COLD, 1U << order);
+	pcpcache_count_miss(page, order, cold);
 	return page;
 }
 
@@ -638,6 +715,8 @@ static __always_inline struct page *pcpcache_alloc(gfp_t gfp, unsigned int order
 	pcpcache_check_context(gfp);
 	if (unlikely(order >= PCPCACHE_NR_ORDERS))
 		return pcpcache_alloc_miss(gfp, order, cold);
+	if (unlikely(pcpcache_transit_waiting()))
+		pcpcache_absorb();
 
 	for (;;) {
 		if (pcpcache_passing_through())
@@ -760,6 +839,25 @@ static noinline void pcpcache_freed_remote(unsigned int order)
 			       PCPCACHE_DRAIN_REMOTE);
 }
 
+/*
+ * remote mode: send a block another CPU owns home. Preemption stays off
+ * from the look at the owner to the push (owner.c says why). Return:
+ * whether it went.
+ */
+static __always_inline bool pcpcache_free_to_owner(struct page *page,
+						   unsigned int order)
+{
+	bool sent = false;
+	int owner;
+
+	preempt_disable();
+	owner = pcpcache_owner(page);
+	if (owner >= 0 && owner != smp_processor_id())
+		sent = pcpcache_send_home(page, order, owner);
+	preempt_enable();
+	return sent;
+}
+
 static __always_inline void pcpcache_free(struct page *page, unsigned int order,
 					  bool cold)
 {
@@ -799,12 +897,17 @@ static __always_inline void pcpcache_free(struct page *page, unsigned int order,
 
 	/* whatever the user left there, the block is not clean */
 	set_page_private(page, 0);
+	if (unlikely(pcpcache_routing_frees()) &&
+	    pcpcache_free_to_owner(page, order))
+		return;
 	pc = pcpcache_lock_this_cpu(&flags);
 	remote = !pcpcache_local_node(page);
 	/* under the lock, which orders it against a drain for offlining */
 	block = !remote && pcpcache_page_block_refused(page);
 	if (likely(!remote && !block))
 		list = mag_put(&pc->mag, &page->lru, order, cold);
+	if (list && pcpcache_owner_noted(&pc->mag))
+		pcpcache_owner_claim(page, smp_processor_id());
 	over = list && mag_over_high(list);
 	pcpcache_unlock_this_cpu(pc, flags);
 

@@ -26,7 +26,9 @@
 #ifndef _PCPCACHE_LOCK_H
 #define _PCPCACHE_LOCK_H
 
+#include <linux/atomic.h>
 #include <linux/jump_label.h>
+#include <linux/llist.h>
 #include <linux/local_lock.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
@@ -34,10 +36,21 @@
 
 #include "magazine.h"
 
+/*
+ * In transit (remote mode, owner.c): blocks freed on other CPUs, pushed by
+ * them without a lock and taken all at once by whoever absorbs them. On a
+ * cache line of its own, which the freeing CPUs write.
+ */
+struct pcpcache_transit {
+	struct llist_head blocks;
+	atomic_t pages;		/* base pages on @blocks */
+} ____cacheline_aligned_in_smp;
+
 struct pcpcache_cpu {
 	local_lock_t llock;	/* lock=local: protects mag, owner only */
 	spinlock_t slock;	/* lock=spin: protects mag, any CPU */
 	struct pcpcache_mag mag;
+	struct pcpcache_transit transit;
 };
 
 DECLARE_PER_CPU_ALIGNED(struct pcpcache_cpu, pcpcache_cpus);

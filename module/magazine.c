@@ -226,9 +226,10 @@ static unsigned int mag_new_high(const struct pcpcache_mag *mag,
  * @cfg: the new configuration, already checked
  * @cut: where the pages the new configuration cannot keep go
  *
- * Passthrough keeps nothing. Leaving split mode appends each order of the
+ * Passthrough keeps nothing, nor does entering remote mode (its pages'
+ * owners were not noted). Leaving split mode appends each order of the
  * cold list to the cold end of that order of the one list; entering it
- * makes the one list the hot list. None of that walks a list; cutting the
+ * makes the one list the hot list. Only a drain walks a list; cutting the
  * lists to their new high marks is left to mag_trim_excess(), which bounds
  * its walk.
  *
@@ -251,7 +252,8 @@ unsigned int mag_reconfigure(struct pcpcache_mag *mag,
 		WRITE_ONCE(hot->count, hot->count + cold->count);
 		WRITE_ONCE(cold->count, 0);
 	}
-	if (cfg->mode == PCPCACHE_MODE_PASSTHROUGH)
+	if (cfg->mode == PCPCACHE_MODE_PASSTHROUGH ||
+	    (cfg->mode == PCPCACHE_MODE_REMOTE && mag->mode != PCPCACHE_MODE_REMOTE))
 		nr += mag_drain(mag, cut);
 
 	/* read without the lock by the passthrough check in core.c */

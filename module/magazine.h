@@ -14,7 +14,10 @@
 
 #include "policy.h"
 
-/* Which list a page goes to in split mode; single mode uses only the first. */
+/*
+ * Which list a page goes to in split mode; single and remote modes use only
+ * the first.
+ */
 enum pcpcache_list_id {
 	PCPCACHE_LIST_HOT,
 	PCPCACHE_LIST_COLD,
@@ -121,6 +124,7 @@ static inline struct pcpcache_list *mag_list(struct pcpcache_mag *mag, bool cold
 {
 	switch (mag->mode) {
 	case PCPCACHE_MODE_SINGLE:
+	case PCPCACHE_MODE_REMOTE:
 		return &mag->lists[PCPCACHE_LIST_HOT];
 	case PCPCACHE_MODE_SPLIT:
 		return &mag->lists[cold ? PCPCACHE_LIST_COLD : PCPCACHE_LIST_HOT];
@@ -129,10 +133,11 @@ static inline struct pcpcache_list *mag_list(struct pcpcache_mag *mag, bool cold
 	}
 }
 
-/* Only single mode keeps both temperatures on one list, cold at the tail. */
+/* Only one list keeps both temperatures, cold at the tail. */
 static inline bool mag_from_tail(const struct pcpcache_mag *mag, bool cold)
 {
-	return mag->mode == PCPCACHE_MODE_SINGLE && cold;
+	return cold && (mag->mode == PCPCACHE_MODE_SINGLE ||
+			mag->mode == PCPCACHE_MODE_REMOTE);
 }
 
 /**

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * pcpcache's trace events, in /sys/kernel/tracing/events/pcpcache/: where
- * pages come from the buddy allocator and go back to it, mode switches
- * and the shrinker's scans. None is on the path of an allocation or a
- * free that the magazine serves: a disabled event costs nothing there.
+ * pages come from the buddy allocator and go back to it, frees sent to
+ * another CPU, mode switches and the shrinker's scans. None is on the path
+ * of an allocation or a free that the magazine serves: a disabled event
+ * costs nothing there.
  *
  * Each event fires where its counter in the stats file counts, so that
  * the events of a run add up to the counters' differences over it:
@@ -13,7 +14,8 @@
  * by their why (enum pcpcache_drain_why).
  *
  * pcpcache_high_change events by their why to high_grew, high_decayed
- * and high_cut.
+ * and high_cut; the blocks of pcpcache_remote_free (2^order pages each) to
+ * remote_frees.
  *
  * trace.c defines them (CREATE_TRACE_POINTS); the module is built out of
  * the kernel's tree, so define_trace.h finds this file through
@@ -40,6 +42,7 @@ TRACE_DEFINE_ENUM(PCPCACHE_DRAIN_OOM);
 TRACE_DEFINE_ENUM(PCPCACHE_MODE_PASSTHROUGH);
 TRACE_DEFINE_ENUM(PCPCACHE_MODE_SINGLE);
 TRACE_DEFINE_ENUM(PCPCACHE_MODE_SPLIT);
+TRACE_DEFINE_ENUM(PCPCACHE_MODE_REMOTE);
 TRACE_DEFINE_ENUM(PCPCACHE_HIGH_GREW);
 TRACE_DEFINE_ENUM(PCPCACHE_HIGH_DECAYED);
 TRACE_DEFINE_ENUM(PCPCACHE_HIGH_CUT);
@@ -65,7 +68,8 @@ TRACE_DEFINE_ENUM(PCPCACHE_HIGH_CUT);
 	__print_symbolic(mode,						\
 			 { PCPCACHE_MODE_PASSTHROUGH, "passthrough" },	\
 			 { PCPCACHE_MODE_SINGLE, "single" },		\
-			 { PCPCACHE_MODE_SPLIT, "split" })
+			 { PCPCACHE_MODE_SPLIT, "split" },		\
+			 { PCPCACHE_MODE_REMOTE, "remote" })
 
 /*
  * A refill of blocks of @order: @pages of the @asked (base pages, 2^@order
@@ -106,6 +110,23 @@ TRACE_EVENT(pcpcache_drain,
 			   __entry->why = why;),
 	    TP_printk("cpu=%d pages=%u why=%s", __entry->cpu, __entry->pages,
 		      pcpcache_show_why(__entry->why))
+);
+
+/*
+ * remote mode: a block of @order freed on @cpu went onto the transit list
+ * of @owner, the CPU it was cached on.
+ */
+TRACE_EVENT(pcpcache_remote_free,
+	    TP_PROTO(int cpu, int owner, unsigned int order),
+	    TP_ARGS(cpu, owner, order),
+	    TP_STRUCT__entry(__field(int, cpu)
+			     __field(int, owner)
+			     __field(unsigned int, order)),
+	    TP_fast_assign(__entry->cpu = cpu;
+			   __entry->owner = owner;
+			   __entry->order = order;),
+	    TP_printk("cpu=%d owner=%d order=%u", __entry->cpu,
+		      __entry->owner, __entry->order)
 );
 
 /* Every CPU switched from mode @old to @new, which took @ns. */

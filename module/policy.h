@@ -20,6 +20,7 @@ enum pcpcache_mode {
 	PCPCACHE_MODE_PASSTHROUGH,	/* every call goes to the buddy allocator */
 	PCPCACHE_MODE_SINGLE,		/* one list per CPU, hot head, cold tail */
 	PCPCACHE_MODE_SPLIT,		/* a hot and a cold list per CPU */
+	PCPCACHE_MODE_REMOTE,		/* single, and frees go to the owning CPU */
 	PCPCACHE_NR_MODES,
 };
 

@@ -11,6 +11,7 @@
 #include <linux/memory.h>
 #include <linux/notifier.h>
 #include <linux/oom.h>
+#include <linux/rcupdate.h>
 
 #include "compat.h"
 #include "pcpcache.h"
@@ -54,6 +55,8 @@ static int pcpcache_memory_callback(struct notifier_block *nb,
 				    unsigned long action, void *arg)
 {
 	if (action == MEM_GOING_OFFLINE) {
+		/* frees that looked at a block before it was isolated (owner.c) */
+		synchronize_rcu();
 		pcpcache_drain_all_async();
 		pcpcache_count(PCPCACHE_MEMORY_OFFLINE, 1);
 	}

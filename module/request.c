@@ -47,6 +47,7 @@
 #include <linux/workqueue.h>
 
 #include "lock.h"
+#include "owner.h"
 #include "pcpcache.h"
 #include "pcpcache_trace.h"
 
@@ -165,9 +166,21 @@ static bool pcpcache_round_reached(int a, int b)
 }
 
 /*
+ * The CPU whose magazine is reached this way, before taking its lock: the
+ * one we run on is one that cannot leave it (a bound work item, a hotplug
+ * callback on the CPU).
+ */
+static int pcpcache_reach_target(int cpu, enum pcpcache_reach how)
+{
+	return how == PCPCACHE_REACH_OWN ? raw_smp_processor_id() : cpu;
+}
+
+/*
  * Carry out @rq on a magazine (@cpu's, or the one of the CPU we run on),
  * holding its lock for at most PCPCACHE_MAX_BATCH pages at a time: a
- * lowered high is reached in steps.
+ * lowered high is reached in steps. The pages in transit to the CPU go
+ * back first: whatever the request, it may be for a new mode that keeps
+ * no owners, or for a CPU that died.
  */
 static void pcpcache_carry_out(int cpu, enum pcpcache_reach how,
 			       const struct pcpcache_request *rq)
@@ -180,6 +193,7 @@ static void pcpcache_carry_out(int cpu, enum pcpcache_reach how,
 	int mag_cpu;
 
 	mag_cut_init(&out);
+	pcpcache_transit_take(pcpcache_reach_target(cpu, how), &out);
 	do {
 		pc = pcpcache_reach_lock(cpu, how, &flags);
 		mag_cpu = pcpcache_reach_cpu(cpu, how);
@@ -210,11 +224,16 @@ static unsigned long pcpcache_shrink_mag(int cpu, enum pcpcache_reach how,
 	struct pcpcache_cpu *pc;
 	unsigned long flags;
 	unsigned int old = 0, new = 0;
-	int mag_cpu;
+	int mag_cpu = pcpcache_reach_target(cpu, how);
 	bool cut;
 
 	mag_cut_init(&out);
-	do {
+	/* what is in transit first: it is not even in the magazine */
+	if (cpu_to_mem(mag_cpu) == nid) {
+		freed = pcpcache_transit_take(mag_cpu, &out);
+		pcpcache_give_back_drained(&out, mag_cpu, why);
+	}
+	while (freed < nr) {
 		want = min_t(unsigned long, nr - freed, PCPCACHE_MAX_BATCH);
 		pc = pcpcache_reach_lock(cpu, how, &flags);
 		mag_cpu = pcpcache_reach_cpu(cpu, how);
@@ -232,7 +251,9 @@ static unsigned long pcpcache_shrink_mag(int cpu, enum pcpcache_reach how,
 		if (cut)
 			pcpcache_high_moved(mag_cpu, old, new, PCPCACHE_HIGH_CUT);
 		freed += step;
-	} while (step >= want && freed < nr);
+		if (step < want)
+			break;
+	}
 
 	return freed;
 }
@@ -452,12 +473,18 @@ int pcpcache_cpu_dead(unsigned int cpu)
 }
 
 /* The pages in @cpu's magazine, read without its lock. */
-static unsigned int pcpcache_cpu_cached(int cpu)
+static unsigned int pcpcache_cpu_mag_pages(int cpu)
 {
 	struct pcpcache_mag *mag = &per_cpu_ptr(&pcpcache_cpus, cpu)->mag;
 
 	return READ_ONCE(mag->lists[PCPCACHE_LIST_HOT].count) +
 	       READ_ONCE(mag->lists[PCPCACHE_LIST_COLD].count);
+}
+
+/* ... and in transit to it: what a shrinker can take from it. */
+static unsigned int pcpcache_cpu_cached(int cpu)
+{
+	return pcpcache_cpu_mag_pages(cpu) + pcpcache_cpu_transit(cpu);
 }
 
 /* Whether @cpu is worth asking for pages of node @nid. */
@@ -676,7 +703,7 @@ unsigned long pcpcache_oom_give_back(void)
 
 	pcpcache_count(PCPCACHE_OOM, 1);
 	for_each_node_state(nid, N_MEMORY) {
-		nr = pcpcache_cached_pages(nid);
+		nr = pcpcache_cached_pages(nid) + pcpcache_transit_pages(nid);
 		if (!nr)
 			continue;
 		if (pcpcache_spin_design())
@@ -731,7 +758,7 @@ unsigned long pcpcache_cached_pages(int nid)
 
 	for_each_possible_cpu(cpu)
 		if (nid == NUMA_NO_NODE || cpu_to_mem(cpu) == nid)
-			sum += pcpcache_cpu_cached(cpu);
+			sum += pcpcache_cpu_mag_pages(cpu);
 	return sum;
 }
 

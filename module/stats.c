@@ -12,6 +12,7 @@
 #include <linux/math64.h>
 #include <linux/time64.h>
 
+#include "owner.h"
 #include "pcpcache.h"
 
 DEFINE_PER_CPU_ALIGNED(struct pcpcache_stats, pcpcache_stats);
@@ -52,6 +53,8 @@ static const char * const pcpcache_stat_names[PCPCACHE_NR_STATS] = {
 	[PCPCACHE_HIGH_GREW]	= "high_grew",
 	[PCPCACHE_HIGH_DECAYED]	= "high_decayed",
 	[PCPCACHE_HIGH_CUT]	= "high_cut",
+	[PCPCACHE_REMOTE_FREES]	= "remote_frees",
+	[PCPCACHE_REMOTE_ABSORBED] = "remote_absorbed",
 	[PCPCACHE_ORDER_HIT]	 = "order0_hit",	"order1_hit",
 				   "order2_hit",	"order3_hit",
 	[PCPCACHE_ORDER_MISS]	 = "order0_miss",	"order1_miss",
@@ -129,15 +132,17 @@ unsigned long pcpcache_stat_sum(enum pcpcache_stat item)
  * @buf: where to write them, NUL-terminated
  * @size: the size of @buf; a page holds them with room to spare
  *
- * Then four more values. Two are derived: cached, the pages in all
- * magazines, and held, the pages handed out and not yet freed. Whenever no
- * operation is in flight, buddy_alloc - buddy_free == cached + held. held
- * is signed: the sum is not a snapshot, and a CPU read early may miss an
- * allocation whose page a CPU read later has already freed. The third,
- * user_held, is the part of them userspace holds or has reserved through
- * user files and mappings of /dev/pcpcache (charged to their openers'
- * pinned_vm, user.c). The fourth, shrink_longest_us, is the longest
- * shrinker scan since the module was loaded.
+ * Then five more values. Three are derived: cached, the pages in all
+ * magazines, transit, the pages freed to another CPU's transit list (remote
+ * mode) and not yet absorbed, and held, the pages handed out and not yet
+ * freed. Whenever no operation is in flight, buddy_alloc - buddy_free ==
+ * cached + transit + held. held is signed: the sum is not a snapshot, and
+ * a CPU read early may miss an allocation whose page a CPU read later has
+ * already freed. The fourth, user_held, is the part of them userspace
+ * holds or has reserved through user files and mappings of /dev/pcpcache
+ * (charged to their openers' pinned_vm, user.c). The fifth,
+ * shrink_longest_us, is the longest shrinker scan since the module was
+ * loaded.
  *
  * Return: the length written.
  */
@@ -153,6 +158,8 @@ size_t pcpcache_stats_format(char *buf, size_t size)
 				 pcpcache_stat_names[i], sum[i]);
 	len += scnprintf(buf + len, size - len, "cached %lu\n",
 			 pcpcache_cached_pages(NUMA_NO_NODE));
+	len += scnprintf(buf + len, size - len, "transit %lu\n",
+			 pcpcache_transit_pages(NUMA_NO_NODE));
 	len += scnprintf(buf + len, size - len, "held %ld\n",
 			 (long)(sum[PCPCACHE_ALLOC] - sum[PCPCACHE_FREE]));
 	len += scnprintf(buf + len, size - len, "user_held %lu\n",

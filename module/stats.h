@@ -45,6 +45,8 @@ enum pcpcache_stat {
 	PCPCACHE_HIGH_GREW,	/* an auto-tuned high grew on a refill */
 	PCPCACHE_HIGH_DECAYED,	/* ... decayed on a tick */
 	PCPCACHE_HIGH_CUT,	/* ... was cut for the shrinker */
+	PCPCACHE_REMOTE_FREES,	/* pages freed to the CPU they were cached on */
+	PCPCACHE_REMOTE_ABSORBED, /* ... taken off its transit list again */
 	/* blocks, one counter per order 0 to PCPCACHE_NR_ORDERS - 1 each */
 	PCPCACHE_ORDER_HIT,		/* handed out from a magazine */
 	PCPCACHE_ORDER_MISS = PCPCACHE_ORDER_HIT + PCPCACHE_NR_ORDERS,

@@ -39,6 +39,7 @@ FIXTURE_VARIANT(api) {
 FIXTURE_VARIANT_ADD(api, passthrough) { .mode = "passthrough" };
 FIXTURE_VARIANT_ADD(api, single) { .mode = "single" };
 FIXTURE_VARIANT_ADD(api, split) { .mode = "split" };
+FIXTURE_VARIANT_ADD(api, remote) { .mode = "remote" };
 FIXTURE_VARIANT_ADD(api, switching) { .mode = "single", .switching = true };
 
 FIXTURE_SETUP(api)
@@ -84,14 +85,14 @@ static long param(const char *name)
 static int churn_until_exit(pid_t child, unsigned int *writes,
 			    unsigned int *failed)
 {
-	static const char * const modes[] = { "passthrough", "single", "split" };
+	static const char * const modes[] = { "passthrough", "single", "split", "remote" };
 	/* each one valid with the default batch (63): none may be refused */
 	static const char * const highs[] = { "64", "378", "1000" };
 	unsigned int i = 0;
 	int status;
 
 	while (waitpid(child, &status, WNOHANG) == 0) {
-		*failed += !!pcp_write("mode", modes[i % 3]);
+		*failed += !!pcp_write("mode", modes[i % ARRAY_SIZE(modes)]);
 		*failed += !!pcp_write("high", highs[i % 3]);
 		*writes += 2;
 		if (i % 5 == 0) {

@@ -51,8 +51,8 @@ result $? "... and a reason for every row it skipped ($(grep -c '"skipped"' /tmp
 pcpctl drain
 [ "$(cat $S/config)" = "$before" ] &&
 	awk '$1 == "buddy_alloc" { a = $2 } $1 == "buddy_free" { f = $2 }
-	     $1 == "cached" { c = $2 } $1 == "held" { h = $2 }
-	     END { exit !(a - f == c + h && c == 0 && h == 0) }' $S/stats
+	     $1 == "cached" { c = $2 } $1 == "transit" { t = $2 } $1 == "held" { h = $2 }
+	     END { exit !(a - f == c + t + h && c == 0 && t == 0 && h == 0) }' $S/stats
 result $? "the configuration is back as found, and the books balance"
 rmmod pcpcache
 exit $failed

@@ -32,7 +32,7 @@
 #define HELD		64
 #define PCPCTL_FAILS	"pcpctl %s > /tmp/out 2>&1; test $? = 1 && grep -q 'kernel lockdown' /tmp/out"
 
-static const char * const modes[] = { "passthrough", "single", "split" };
+static const char * const modes[] = { "passthrough", "single", "split", "remote" };
 
 /* Why this cannot run here, or NULL: lockdown must be there, and off. */
 static const char *cannot_run(void)
@@ -148,7 +148,7 @@ static void modes_switch(void)
 	bool ok = true;
 	int i, m, nr;
 
-	for (m = 2; m >= 0 && ok; m--) {
+	for (m = ARRAY_SIZE(modes) - 1; m >= 0 && ok; m--) {
 		snprintf(want, sizeof(want), "[%s]", modes[m]);
 		ok = !pcp_write("mode", modes[m]) &&
 		     pcp_read_file(PCP_SYSFS_DIR "/mode", buf, sizeof(buf)) > 0 &&
@@ -163,7 +163,7 @@ static void modes_switch(void)
 		if (!ok)
 			ksft_print_msg("mode %s: %s", modes[m], buf);
 	}
-	ksft_test_result(ok, "sysfs switches split, single and passthrough; the books balance with %d pages held\n",
+	ksft_test_result(ok, "sysfs switches remote, split, single and passthrough; the books balance with %d pages held\n",
 			 HELD);
 }
 

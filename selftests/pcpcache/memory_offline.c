@@ -24,8 +24,8 @@
 
 /*
  * Blocks tried a run. A block the kernel's own pages keep online is lost
- * to the runs after it in the same boot (the other mode, the other
- * design: four runs in make check's guest, whose DIMM has eight blocks);
+ * to the runs after it in the same boot (the other modes, the other
+ * design: six runs in make check's guest, whose DIMM has twelve blocks);
  * one that goes offline again is there for the next.
  */
 #define BLOCKS_A_RUN	2

@@ -31,6 +31,7 @@ FIXTURE_VARIANT(reclaim) {
 
 FIXTURE_VARIANT_ADD(reclaim, single) { .params = "mode=single" };
 FIXTURE_VARIANT_ADD(reclaim, split) { .params = "mode=split", .split = true };
+FIXTURE_VARIANT_ADD(reclaim, remote) { .params = "mode=remote" };
 
 FIXTURE_SETUP(reclaim)
 {

@@ -212,9 +212,15 @@ check "bench file: every test runs" sh -c '
 	done
 	for t in "concurrent 100 1 0" "hotness 64 16 3" "hotness 64 16 7" "stats 10 1 0" "switch 4 1 0" "drain 4 1 0" "shrink 4 512 0" "phased 64 2 0"; do
 		echo "$t" > '$D'/bench && test $(wc -l < '$D'/bench) = $(nproc) || { echo "$t"; exit 1; }
+	done
+	# and the parked line, where a second CPU is there to free
+	test $(nproc) -lt 2 && exit 0
+	for t in "purger 300 100 0" "exit 300 1 16" "purger 300 100 64"; do
+		echo "$t" > '$D'/bench && test $(wc -l < '$D'/bench) = $(($(nproc) + 1)) &&
+			grep -q "^parked [0-9]* [0-9]* [0-9]*$" '$D'/bench || { echo "$t"; exit 1; }
 	done'
 check "bench file: bad requests fail" sh -c '
-	for t in "bogus 1 1 0" "seq 0 1 0" "seq 65537 1 0" "hotness 4 8 0" "seq 1 1 8" "seq 1 1" "seq 1 1 64" "shrink 1 65537 0" "phased 65536 4096 0"; do
+	for t in "bogus 1 1 0" "seq 0 1 0" "seq 65537 1 0" "hotness 4 8 0" "seq 1 1 8" "seq 1 1" "seq 1 1 128" "purger 4 4 4" "exit 4 1 68" "shrink 1 65537 0" "phased 65536 4096 0"; do
 		echo "$t" > '$D'/bench 2>/dev/null && exit 1
 	done; exit 0'
 # bench_json ONLY: "pcpctl bench --json" puts one JSON object on stdout and
@@ -398,7 +404,7 @@ check "bench --only 9, SIGINT under the other design: design and configuration b
 
 check "the books balance after all that" sh -c '
 	awk '\''$1 == "buddy_alloc" { a = $2 } $1 == "buddy_free" { f = $2 }
-	     $1 == "cached" { c = $2 } $1 == "held" { h = $2 }
-	     END { exit !(a - f == c + h) }'\'' '$D'/stats'
+	     $1 == "cached" { c = $2 } $1 == "transit" { t = $2 } $1 == "held" { h = $2 }
+	     END { exit !(a - f == c + t + h) }'\'' '$D'/stats'
 rmmod pcpcache
 exit $failed

@@ -70,7 +70,7 @@ since_counts_the_pairs()
 	pcpctl stats --since /tmp/snap > /tmp/since || return 1
 	test "$(stat_of alloc /tmp/since)" = 1000 && test "$(stat_of free /tmp/since)" = 1000 &&
 	test "$(stat_of alloc)" -gt 1000 &&
-	awk '{ v[$1] = $2 } END { exit v["buddy_alloc"] - v["buddy_free"] != v["cached"] + v["held"] }' $D/stats
+	awk '{ v[$1] = $2 } END { exit v["buddy_alloc"] - v["buddy_free"] != v["cached"] + v["transit"] + v["held"] }' $D/stats
 }
 
 # each block of watch --per-cpu: a line per online CPU and "all", whose

@@ -95,6 +95,45 @@ check "replay single, batch 4 high 8: they agree, drains and all" \
 check "replay split, batch 4 high 8: they agree" \
 	same_counts --set "mode=split batch=4 high=8 cold_batch=2 cold_high=4"
 check "replay passthrough: they agree" same_counts --set "mode=passthrough"
+check "replay remote: they agree" same_counts --set "mode=remote"
+
+# jemalloc's purger: CPU 1 allocates, CPU 0 frees in bursts of 512, up to
+# 1024 held; 20480 pages each way
+awk 'BEGIN {
+	print "# pcptrace 1"; print "# cpus 2"
+	for (r = 0; r <= 40; r++) {
+		if (r < 40)
+			for (i = 0; i < 512; i++)
+				printf "1 1 alloc 0x%x 0 1\n", 4096 + 512 * r + i
+		if (r)
+			for (i = 0; i < 512; i++)
+				printf "1 0 free 0x%x 0 1\n", 4096 + 512 * (r - 1) + i
+	}
+}' > $W/purger.txt
+
+purger_counts() # MODE
+{
+	before=$(config_now)
+	pcpctl replay $W/purger.txt --check --set "mode=$1" > $W/replay.out 2>&1
+	rc=$?
+	cat $W/replay.out
+	[ $rc = 0 ] && grep -q 'simulator and module agree on every CPU' $W/replay.out &&
+		grep -q '^books balance: ' $W/replay.out &&
+		[ "$(config_now)" = "$before" ]
+}
+check "replay single on a purger trace: they agree" purger_counts single
+check "replay remote on a purger trace: they agree, remote frees and all" purger_counts remote
+
+purger_trips()
+{
+	pcpctl simulate $W/purger.txt --set "mode=single" --json > $W/single.json &&
+		pcpctl simulate $W/purger.txt --set "mode=remote" --json > $W/remote.json || return 1
+	s=$(grep -o '"trips_per_1000": [0-9.]*' $W/single.json | head -1 | cut -d' ' -f2)
+	r=$(grep -o '"trips_per_1000": [0-9.]*' $W/remote.json | head -1 | cut -d' ' -f2)
+	echo "buddy round trips per 1000 operations: single $s, remote $r"
+	awk -v s="$s" -v r="$r" 'BEGIN { exit !(s != "" && r != "" && 5 * r <= s) }'
+}
+check "simulate a purger trace: remote makes at least 5 times fewer buddy round trips than single" purger_trips
 
 refused()
 {

@@ -53,7 +53,7 @@ static const char *row_name(int row)
 struct opts {
 	unsigned int reps;
 	unsigned long long only;	/* bit n: run benchmark n */
-	bool quick;
+	bool quick, patterns;
 	const char *csv, *plot;
 	FILE *out;		/* the tables: stdout, or stderr with --json */
 	struct json *js;	/* the figures, with --json */
@@ -1219,6 +1219,232 @@ static int bench_designs(const struct opts *o, struct design d[2])
 	return 0;
 }
 
+/*
+ * --patterns (issue 27): frees that do not go home. purger: every CPU but
+ * the first allocates, keeping up to K pages, and the first frees them in
+ * bursts of 512, jemalloc's purger; exit: the first frees at once what the
+ * others allocated. In every mode the module lists and in the kernel row
+ * (the bench file's flag 64: alloc_pages() itself, the kernel's lists).
+ */
+#define KERNEL		64	/* the bench file's flag for the kernel's lists */
+#define MAX_DESIGNS	16
+#define PATTERN_KEEP	1024	/* K: each allocator's pages at most */
+
+struct pattern {
+	const char *name;	/* the bench file's test */
+	double buddy_in, buddy_out, refills, drains;	/* per 1000 ops */
+	double cycles, parked_mean, parked_peak, transit;
+	char per_cpu[256];	/* pages parked per CPU at the end */
+	char skipped[192];
+};
+
+/* The modes the mode file lists ("passthrough [single] split"), in order. */
+static int read_designs(char names[][32], int max)
+{
+	char buf[512], path[256], *tok, *save = NULL;
+	int n = 0;
+
+	pcp_path(path, sizeof(path), "mode");
+	if (pcp_read_file(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	for (tok = strtok_r(buf, " \n", &save); tok && n < max;
+	     tok = strtok_r(NULL, " \n", &save)) {
+		tok += *tok == '[';
+		tok[strcspn(tok, "]")] = '\0';
+		snprintf(names[n++], 32, "%s", tok);
+	}
+	return n;
+}
+
+/* A counter's growth from @st0 to @st1 per 1000 of @ops. */
+static double per_1000(const struct pcp_stats *st0, const struct pcp_stats *st1,
+		       const char *name, unsigned long long ops)
+{
+	return 1000.0 * (pcp_stat(st1, name) - pcp_stat(st0, name)) / ops;
+}
+
+/* Each CPU's pages cached now, "0:378 1:0", from the pagesets file. */
+static void parked_per_cpu(char *buf, size_t size)
+{
+	static struct pcp_pageset sets[PCP_MAX_CPUS];
+	int i, nr = pcp_read_pagesets(sets, PCP_MAX_CPUS);
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < nr && len < size; i++)
+		len += snprintf(buf + len, size - len, "%s%d:%ld", i ? " " : "",
+				sets[i].cpu, sets[i].count +
+				(sets[i].cold_count > 0 ? sets[i].cold_count : 0));
+}
+
+/*
+ * One pattern in one design (@mode NULL: the kernel's lists): an untimed
+ * run, then o->reps runs, their counters, cycles and parked pages summed.
+ */
+static int pattern_row(const struct opts *o, const char *mode, unsigned int nr,
+		       struct pattern *p)
+{
+	unsigned long long ops = 0, a = 0, lops, la, lb, samples, mean, peak;
+	unsigned long long from, absorbed;
+	char cmd[64], buf[65536], *line, *save;
+	struct pcp_stats st0, st1;
+	double means = 0;
+	unsigned int r;
+	int cpu, err;
+
+	p->skipped[0] = p->per_cpu[0] = '\0';
+	p->parked_peak = 0;
+	snprintf(cmd, sizeof(cmd), "%s %u %u %u", p->name, nr,
+		 strcmp(p->name, "exit") ? PATTERN_KEEP : 1, mode ? 0 : KERNEL);
+	/* the kernel row does not use pcpcache: any mode will do */
+	err = pcp_write("mode", mode ? mode : "single");
+	if (!err)
+		err = pcp_write("drain", "1");
+	for (r = 0; r <= o->reps && !err; r++) {
+		if (r == 1 && pcp_read_stats(&st0))
+			return FAILED;
+		err = bench_cancel ? -EINTR : pcp_write("bench", cmd);
+		if (err || !r)
+			continue;
+		if (pcp_read_file(PCP_DIR "/bench", buf, sizeof(buf)) < 0)
+			return FAILED;
+		for (line = strtok_r(buf, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			if (sscanf(line, "parked %llu %llu %llu", &samples, &mean,
+				   &peak) == 3) {
+				means += mean;
+				p->parked_peak = fmax(p->parked_peak, peak);
+			} else if (sscanf(line, "%d %llu %llu %llu", &cpu, &lops,
+					  &la, &lb) == 4) {
+				ops += lops;
+				a += la;
+			}
+		}
+	}
+	if (err == -E2BIG) {
+		snprintf(p->skipped, sizeof(p->skipped),
+			 "'%s' would hold more than an eighth of RAM at once (E2BIG)", cmd);
+		return SKIPPED;
+	}
+	if (err) {
+		fprintf(stderr, "%s: %s, benchmark %s: %s\n", who,
+			mode ? mode : "kernel", cmd, strerror(-err));
+		return FAILED;
+	}
+	if (pcp_read_stats(&st1) || !ops) {
+		fprintf(stderr, "%s: benchmark %s: no results\n", who, cmd);
+		return FAILED;
+	}
+	p->cycles = (double)a / ops;
+	p->parked_mean = means / o->reps;
+	/* the kernel's own traffic with its buddy allocator is not counted */
+	p->buddy_in = mode ? per_1000(&st0, &st1, "buddy_alloc", ops) : NAN;
+	p->buddy_out = mode ? per_1000(&st0, &st1, "buddy_free", ops) : NAN;
+	p->refills = mode ? per_1000(&st0, &st1, "refill", ops) : NAN;
+	p->drains = mode ? per_1000(&st0, &st1, "drain", ops) : NAN;
+	/* counters of the designs with remote frees, where the module has them */
+	p->transit = 0;
+	if (mode && pcp_stat_find(&st1, "remote_frees", &from) &&
+	    pcp_stat_find(&st1, "remote_absorbed", &absorbed))
+		p->transit = (double)(from - absorbed);
+	if (mode)
+		parked_per_cpu(p->per_cpu, sizeof(p->per_cpu));
+	return 0;
+}
+
+static void pattern_print(const struct opts *o, const char *design,
+			  const struct pattern *p)
+{
+	char c[9][32];
+
+	if (o->js) {
+		json_begin(o->js, NULL, '{');
+		json_str(o->js, "pattern", p->name);
+		json_str(o->js, "design", design);
+	}
+	if (p->skipped[0]) {
+		skipped_row(o, design, p->skipped);
+		if (o->js) {
+			json_str(o->js, "skipped", p->skipped);
+			json_end(o->js, '}');
+		}
+		return;
+	}
+	fprintf(o->out, "%-12s %7s %7s %7s %7s %7s %9s %7s %7s %7s  %s\n", design,
+		cell(c[0], 32, p->buddy_in, 1), cell(c[1], 32, p->buddy_out, 1),
+		cell(c[2], 32, p->buddy_in + p->buddy_out, 1),
+		cell(c[3], 32, p->refills, 2), cell(c[4], 32, p->drains, 2),
+		cell(c[5], 32, p->cycles, 0), cell(c[6], 32, p->parked_mean, 0),
+		cell(c[7], 32, p->parked_peak, 0), cell(c[8], 32, p->transit, 0),
+		p->per_cpu[0] ? p->per_cpu : "-");
+	if (!o->js)
+		return;
+	json_num(o->js, "buddy_alloc_per_1000", p->buddy_in);
+	json_num(o->js, "buddy_free_per_1000", p->buddy_out);
+	json_num(o->js, "refills_per_1000", p->refills);
+	json_num(o->js, "drains_per_1000", p->drains);
+	json_num(o->js, "cycles_per_op", p->cycles);
+	json_num(o->js, "parked_mean", p->parked_mean);
+	json_num(o->js, "parked_peak", p->parked_peak);
+	json_num(o->js, "in_transit", p->transit);
+	json_str(o->js, "parked_per_cpu_at_end", p->per_cpu);
+	json_end(o->js, '}');
+}
+
+/* The patterns against every design the module lists, and the kernel's. */
+static int run_patterns(const struct opts *o)
+{
+	static const char * const tests[] = { "purger", "exit" };
+	unsigned int nr = o->quick ? 4096 : 16384, t;
+	char designs[MAX_DESIGNS][32], zone[32];
+	int nd = read_designs(designs, MAX_DESIGNS), d, err;
+	long high, batch;
+	struct pattern p;
+
+	if (nd <= 0) {
+		fprintf(stderr, "%s: cannot read the modes from the mode file\n", who);
+		return FAILED;
+	}
+	kernel_pagesets(zone, &high, &batch);
+	fprintf(o->out, "\npatterns, batch 63 / high 378: purger, every CPU but the first allocates %u pages\n"
+		"in all keeping up to %u each, the first frees them in bursts of 512; exit, the\n"
+		"others allocate %u pages, then the first frees them all. Per 1000 operations (an\n"
+		"allocation or a free): pages taken from (in) and given back to (out) the buddy\n"
+		"allocator, refills, drains; cycles per operation; pages parked (cached or in\n"
+		"transit: mean and peak after each burst; per CPU at the end); sums of %u runs\n"
+		"after an untimed one. kernel: alloc_pages() itself, the kernel's own lists (%s,\n"
+		"CPU 0: high %ld, batch %ld): their buddy traffic is not counted, as in pcpctl\n"
+		"fault, and parked is what they hold, every CPU and zone\n",
+		nr, PATTERN_KEEP, nr, o->reps, zone, high, batch);
+	if (o->js)
+		json_begin(o->js, "benchmarks", '[');
+	json_bench(o, 10, "patterns: purger and exit", NULL, "see each row");
+	if (pcp_nr_cpus() < 2) {
+		fprintf(o->out, "   skipped: needs two CPUs online\n");
+		json_bench_end(o);
+		if (o->js)
+			json_end(o->js, ']');
+		return 0;
+	}
+	for (t = 0; t < ARRAY_SIZE(tests); t++) {
+		fprintf(o->out, "\n%-12s %7s %7s %7s %7s %7s %9s %7s %7s %7s  %s\n",
+			tests[t], "in", "out", "in+out", "refills", "drains",
+			"cycles/op", "parked", "peak", "transit", "per CPU at end");
+		for (d = 0; d <= nd; d++) {
+			p.name = tests[t];
+			err = pattern_row(o, d < nd ? designs[d] : NULL, nr, &p);
+			if (err == FAILED)
+				return FAILED;
+			pattern_print(o, d < nd ? designs[d] : "kernel", &p);
+			fflush(o->out);
+		}
+	}
+	json_bench_end(o);
+	if (o->js)
+		json_end(o->js, ']');
+	return 0;
+}
+
 /* Whether this runs under QEMU's TCG emulator, by the CPU's model name. */
 static bool under_tcg(void)
 {
@@ -1364,6 +1590,7 @@ static void bench_usage(FILE *f)
 	fprintf(f,
 		"usage: pcpctl bench [--quick] [--reps N] [--only LIST] [--csv DIR] [--json]\n"
 		"                    [--plot DIR]\n"
+		"       pcpctl bench --patterns [--quick] [--reps N] [--json]\n"
 		"       pcpctl bench --plot DIR --from CSVDIR\n"
 		"\n"
 		"Runs pcpcache's in-kernel benchmarks (kernel threads pinned to their\n"
@@ -1384,7 +1611,10 @@ static void bench_usage(FILE *f)
 		"              on stderr\n"
 		"  --only LIST run only these benchmarks, e.g. 1,2 (no target verdicts)\n"
 		"  --plot DIR  draw PNG plots with gnuplot from the CSV files (those of\n"
-		"              --csv, or of --from CSVDIR without running anything)\n");
+		"              --csv, or of --from CSVDIR without running anything)\n"
+		"  --patterns  only the purger and exit patterns, in every mode the\n"
+		"              module lists and on the kernel's own lists: buddy traffic,\n"
+		"              refills, drains, cycles, pages parked and in transit\n");
 }
 
 /* Whether the kernel runs with init_on_alloc=0, which a figure depends on. */
@@ -1508,6 +1738,7 @@ int cmd_bench(int argc, char **argv)
 		{ "plot", required_argument, NULL, 'p' },
 		{ "from", required_argument, NULL, 'f' },
 		{ "only", required_argument, NULL, 'o' },
+		{ "patterns", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -1547,6 +1778,9 @@ int cmd_bench(int argc, char **argv)
 					   &o.only, 1))
 				return 2;
 			break;
+		case 'P':
+			o.patterns = true;
+			break;
 		case 'h':
 			bench_usage(stdout);
 			return 0;
@@ -1563,6 +1797,11 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (from && (o.csv || want_json || o.only || o.reps || o.quick)) {
 		fprintf(stderr, "%s: --from only draws the plots of CSV files: --csv, --json, --only, --quick and --reps do not go with it\n",
+			who);
+		return 2;
+	}
+	if (o.patterns && (from || o.csv || o.plot || o.only)) {
+		fprintf(stderr, "%s: --patterns prints its table alone: --csv, --from, --only and --plot do not go with it\n",
 			who);
 		return 2;
 	}
@@ -1622,7 +1861,7 @@ int cmd_bench(int argc, char **argv)
 	if (err)
 		fprintf(stderr, "%s: %s: %s\n", who, BENCH_KNOBS, strerror(-err));
 	else
-		err = run_all(&o);
+		err = o.patterns ? run_patterns(&o) : run_all(&o);
 	if (pcp_write("config", found))
 		fprintf(stderr, "%s: cannot put the configuration back: %s",
 			who, found);

@@ -626,8 +626,11 @@ static int allowed_cpus(int *cpus)
 	return n;
 }
 
-/* The kernel's own pcp high and batch on CPU 0 of its largest zone. */
-static void kernel_pagesets(char *zone, long *high, long *batch)
+/*
+ * The kernel's own pcp high and batch on CPU 0 of its largest zone; bench
+ * --patterns names its kernel row with it too.
+ */
+void kernel_pagesets(char *zone, long *high, long *batch)
 {
 	long managed = 0, best = -1, h = -1;
 	char line[256], cur[32] = "";

@@ -283,7 +283,10 @@ static int cat_file(const char *name)
 	return 0;
 }
 
-/* The pagesets as JSON: a list of CPUs, the cold list's in split mode. */
+/*
+ * The pagesets as JSON: a list of CPUs, the cold list's in split mode, the
+ * pages in transit in remote mode.
+ */
 static int pagesets_json(void)
 {
 	static struct pcp_pageset sets[PCP_MAX_CPUS];
@@ -314,6 +317,8 @@ static int pagesets_json(void)
 			if (sets[i].order[order] >= 0)
 				json_int(&js, key, sets[i].order[order]);
 		}
+		if (sets[i].transit >= 0)
+			json_int(&js, "transit", sets[i].transit);
 		json_end(&js, '}');
 	}
 	json_end(&js, ']');
@@ -365,7 +370,7 @@ static int cmd_mode(int argc, char **argv)
 	}
 	/* the module's own grammar (policy.c), checked before it is asked */
 	if (argc == 2 && pcpcache_mode_parse(argv[1], strlen(argv[1])) < 0) {
-		fprintf(stderr, "%s: '%.*s' is not a mode: passthrough, single or split\n",
+		fprintf(stderr, "%s: '%.*s' is not a mode: passthrough, single, split or remote\n",
 			who, QUOTE_MAX, argv[1]);
 		return 2;
 	}

@@ -22,6 +22,8 @@ extern const char *who;
 int wants_help(int argc, char **argv, const char *text);
 int cmd_bench(int argc, char **argv);
 int cmd_fault(int argc, char **argv);
+/* fault.c: the kernel's own lists, for the kernel rows of bench and fault */
+void kernel_pagesets(char *zone, long *high, long *batch);
 int cmd_set(int argc, char **argv);
 
 /* record.c, simulate.c, replay.c: traces (trace.h) */

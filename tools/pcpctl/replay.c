@@ -7,9 +7,12 @@
  * in the trace's order, moving to each event's CPU, so the magazines see
  * exactly the sequence the simulator sees and --check can ask for exact
  * agreement. Runs of one CPU's allocations (or frees) of one order go in
- * one ioctl, which serves them one by one. A free releases a held block
- * of its order, not necessarily the same page: the lists count blocks,
- * so which one makes no difference to any counter.
+ * one ioctl, which serves them one by one. Each CPU allocates through a
+ * file of its own, and a free releases a block of its order held by the
+ * file of the CPU that allocated it: not necessarily the same page, but
+ * one of the same owner (remote mode sends a free to the CPU a page was
+ * handed out on); the lists count blocks, so which one makes no
+ * difference to any counter.
  *
  * --parallel runs a thread per CPU at once, each waiting only for the
  * allocation of a page it frees: closer to the recorded timing, but
@@ -49,7 +52,8 @@ static const char *replay_help =
 /* The counters compared, as stats_percpu names them. */
 static const char *const counters[] = {
 	"alloc_hit", "alloc_miss", "refill", "refill_pages", "drain",
-	"drain_pages", "buddy_alloc", "buddy_free",
+	"drain_pages", "buddy_alloc", "buddy_free", "remote_frees",
+	"remote_absorbed",
 };
 
 #define NR_COUNTERS	ARRAY_SIZE(counters)
@@ -59,6 +63,7 @@ static uint64_t sim_counter(const struct sim_cpu *c, unsigned int k)
 	const uint64_t v[NR_COUNTERS] = {
 		c->alloc_hit, c->alloc_miss, c->refill, c->refill_pages,
 		c->drain, c->drain_pages, c->buddy_alloc, c->buddy_free,
+		c->remote_frees, c->remote_absorbed,
 	};
 
 	return v[k];
@@ -66,7 +71,8 @@ static uint64_t sim_counter(const struct sim_cpu *c, unsigned int k)
 
 struct replay {
 	const struct pcp_trace *t;
-	int fd;
+	int *fd;			/* by CPU: what it allocated is held there */
+	uint32_t *by;			/* by event: the CPU whose file it uses */
 	uint64_t cycles, ops, ioctls;
 	atomic_uchar *done;		/* parallel: events done */
 	uint64_t *alloc_of;		/* parallel: a free's allocation */
@@ -82,16 +88,16 @@ static void on_replay_signal(int sig)
 	replay_stop = sig;
 }
 
-static int do_ioctl(struct replay *r, unsigned int op, unsigned int order,
-		    bool cold, unsigned int count)
+static int do_ioctl(struct replay *r, int fd, unsigned int op,
+		    unsigned int order, bool cold, unsigned int count)
 {
 	unsigned int flags = PCPCACHE_ORDER(order) | (cold ? PCPCACHE_COLD : 0);
 	struct pcpcache_pages req;
 	uint64_t c0 = __rdtsc();
 	int err;
 
-	err = op == PCP_EV_ALLOC ? pcp_alloc(r->fd, count, flags, &req) :
-				   pcp_free(r->fd, count, flags, &req);
+	err = op == PCP_EV_ALLOC ? pcp_alloc(fd, count, flags, &req) :
+				   pcp_free(fd, count, flags, &req);
 	r->cycles += __rdtsc() - c0;
 	r->ioctls++;
 	r->ops += count;
@@ -103,6 +109,60 @@ static int do_ioctl(struct replay *r, unsigned int op, unsigned int order,
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * A user file for each CPU of the trace, and for each event the file it
+ * goes through: its CPU's for an allocation, the allocating CPU's for a
+ * free. 0, or -1 said.
+ */
+static int open_files(struct replay *r)
+{
+	const struct pcp_trace *t = r->t;
+	unsigned int n = t->h.nr_cpus, cpu;
+	uint32_t *last = calloc(t->nr_slots ? t->nr_slots : 1, sizeof(*last));
+	uint64_t i;
+
+	r->fd = malloc(n * sizeof(*r->fd));
+	r->by = calloc(t->h.nr_events ? t->h.nr_events : 1, sizeof(*r->by));
+	if (!last || !r->fd || !r->by) {
+		free(last);
+		fprintf(stderr, "%s: out of memory\n", who);
+		return -1;
+	}
+	for (cpu = 0; cpu < n; cpu++)
+		r->fd[cpu] = -1;
+	for (i = 0; i < t->h.nr_events; i++) {
+		r->by[i] = t->ev[i].cpu;
+		if (t->ev[i].op == PCP_EV_ALLOC)
+			last[t->slot[i]] = t->ev[i].cpu;
+		else if (t->ev[i].op == PCP_EV_FREE)
+			r->by[i] = last[t->slot[i]];
+	}
+	free(last);
+	for (cpu = 0; cpu < n; cpu++) {
+		r->fd[cpu] = pcp_open_user();
+		if (r->fd[cpu] < 0) {
+			fprintf(stderr, "%s: %s: %s\n", who, PCPCACHE_USER_FILE,
+				strerror(-r->fd[cpu]));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Close them: what they hold goes back. Again is harmless. */
+static void close_files(struct replay *r)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; r->fd && cpu < r->t->h.nr_cpus; cpu++)
+		if (r->fd[cpu] >= 0)
+			close(r->fd[cpu]);
+	free(r->fd);
+	free(r->by);
+	r->fd = NULL;
+	r->by = NULL;
 }
 
 static int lockstep(struct replay *r)
@@ -122,10 +182,10 @@ static int lockstep(struct replay *r)
 			i++;
 			continue;
 		}
-		/* the run of the same CPU, operation, order and temperature */
+		/* the run of the same CPU, operation, order, temperature, file */
 		for (j = i + 1; j < t->h.nr_events && j - i < 4096; j++)
 			if (t->ev[j].cpu != e->cpu || t->ev[j].op != e->op ||
-			    t->ev[j].bits != e->bits)
+			    t->ev[j].bits != e->bits || r->by[j] != r->by[i])
 				break;
 		if (e->cpu != cpu) {
 			if (pcp_pin(e->cpu)) {
@@ -135,7 +195,8 @@ static int lockstep(struct replay *r)
 			}
 			cpu = e->cpu;
 		}
-		if (do_ioctl(r, e->op, pcp_ev_order(e), pcp_ev_cold(e), j - i))
+		if (do_ioctl(r, r->fd[r->by[i]], e->op, pcp_ev_order(e),
+			     pcp_ev_cold(e), j - i))
 			return -1;
 		i = j;
 	}
@@ -180,7 +241,8 @@ static void *parallel_worker(void *arg)
 				sched_yield();
 		if (stopping(&r))
 			break;
-		if (do_ioctl(&r, e->op, pcp_ev_order(e), pcp_ev_cold(e), 1))
+		if (do_ioctl(&r, r.fd[r.by[i]], e->op, pcp_ev_order(e),
+			     pcp_ev_cold(e), 1))
 			w->failed = 1;
 		atomic_store(&r.done[i], 1);
 	}
@@ -329,7 +391,7 @@ int cmd_replay(int argc, char **argv)
 	};
 	bool par = false, check = false, json = false, agree = true;
 	unsigned long long *before = NULL, *after = NULL;
-	struct replay r = { .fd = -1 };
+	struct replay r = { .fd = NULL };
 	struct sim_setting s = { .max_order = PCP_TRACE_MAX_ORDER };
 	struct sigaction sa = { .sa_handler = on_replay_signal };
 	struct sim_result sim = { 0 };
@@ -406,11 +468,8 @@ int cmd_replay(int argc, char **argv)
 		goto out_trace;
 	}
 	s.design = (enum sim_design)s.cfg.mode;
-	r.fd = pcp_open_user();
-	if (r.fd < 0) {
-		fprintf(stderr, "%s: %s: %s\n", who, PCPCACHE_USER_FILE, strerror(-r.fd));
-		goto out_config;
-	}
+	if (open_files(&r))
+		goto out_file;
 	if (read_percpu_counts(counters, NR_COUNTERS, before, n))
 		goto out_file;
 	ret = par ? parallel(&r) : lockstep(&r);
@@ -484,15 +543,12 @@ int cmd_replay(int argc, char **argv)
 			       s.cfg.high_auto ? " (high=auto: the module decays by the clock, the simulator by trace time)" : "");
 	}
 	err = check && !agree && !par && !s.cfg.high_auto ? 1 : 0;
-	/* the pages held go back with the file: then the books must balance */
-	close(r.fd);
-	r.fd = -1;
+	/* the pages held go back with the files: then the books must balance */
+	close_files(&r);
 	if (books(json) && !err)
 		err = 1;
 out_file:
-	if (r.fd >= 0)
-		close(r.fd);
-out_config:
+	close_files(&r);
 	/* back as found: the pages held go back first, then the config */
 	if (pcp_write("config", saved))
 		fprintf(stderr, "%s: cannot put the configuration back: '%s'\n", who, saved);

@@ -9,7 +9,10 @@
  * and a list over high gives a batch back. With high=auto, a refill of
  * the hot list raises high and a tick a second of trace time decays it,
  * as request.c's work does. Blocks are list nodes of a pool: identity
- * matters only as far as the lists order them.
+ * matters only as far as the lists order them, and in remote mode for the
+ * CPU that owns each (owner.c): a free elsewhere goes onto the owner's
+ * transit list, within twice its high, and the owner's next allocation
+ * takes the list into its magazine uncut.
  *
  * Kept free of kernel-only calls, like magazine.c: it builds against the
  * kernel's tools/include/linux/list.h.
@@ -23,7 +26,8 @@
 #include "sim.h"
 
 struct blk {
-	struct list_head lru;
+	struct list_head lru;	/* first: a node is its block */
+	unsigned int owner;	/* remote: the CPU that cached or handed it out */
 };
 
 /* Blocks come from chunks and go back to a free list through lru.next. */
@@ -80,11 +84,14 @@ static void pool_release(struct pool *p)
 
 struct sim {
 	const struct sim_setting *s;
+	unsigned int nr_cpus;
 	struct pcpcache_mag *mag;
 	struct sim_cpu *cpu;
 	struct pool pool;
 	struct list_head **held;	/* by slot */
-	uint64_t parked;		/* all CPUs */
+	struct pcpcache_cut *transit;	/* remote: by CPU, newest first */
+	uint64_t in_transit;		/* all CPUs */
+	uint64_t parked;		/* all CPUs, in transit too */
 	bool nomem;
 };
 
@@ -105,6 +112,70 @@ static void give_back(struct sim *sim, struct sim_cpu *c, struct pcpcache_cut *c
 	mag_cut_init(cut);
 }
 
+static unsigned int *owner_of(struct list_head *node)
+{
+	return &((struct blk *)node)->owner;
+}
+
+/*
+ * core.c's pcpcache_absorb(): @cpu's transit list into its magazine, in
+ * steps of at most PCPCACHE_MAX_BATCH blocks, not cut to high.
+ */
+static void sim_absorb(struct sim *sim, unsigned int cpu)
+{
+	struct pcpcache_cut *t = &sim->transit[cpu];
+	struct pcpcache_list *list = mag_list(&sim->mag[cpu], false);
+	struct list_head *node, *next;
+	unsigned int order, nr;
+	LIST_HEAD(step);
+
+	if (!t->count)
+		return;
+	sim->cpu[cpu].remote_absorbed += t->count;
+	sim->in_transit -= t->count;
+	for (order = 0; order < PCPCACHE_NR_ORDERS; order++) {
+		nr = 0;
+		list_for_each_safe(node, next, &t->pages[order]) {
+			list_del(node);
+			list_add_tail(node, &step);
+			if (++nr < PCPCACHE_MAX_BATCH)
+				continue;
+			mag_add_refill(list, order, &step, nr);
+			INIT_LIST_HEAD(&step);
+			nr = 0;
+		}
+		if (nr) {
+			mag_add_refill(list, order, &step, nr);
+			INIT_LIST_HEAD(&step);
+		}
+	}
+	mag_cut_init(t);
+}
+
+/* owner.c's pcpcache_send_home(): whether @node went to its owner. */
+static bool sim_send_home(struct sim *sim, unsigned int cpu,
+			  struct list_head *node, unsigned int order)
+{
+	unsigned int owner = *owner_of(node), pages = 1U << order;
+	const struct pcpcache_list *list;
+	struct pcpcache_cut *t;
+
+	if (sim->s->design != SIM_REMOTE || owner == cpu ||
+	    owner >= sim->nr_cpus)
+		return false;
+	t = &sim->transit[owner];
+	list = &sim->mag[owner].lists[PCPCACHE_LIST_HOT];
+	if (t->count + list->count + pages > 2 * list->high)
+		return false;
+	list_add(node, &t->pages[order]);
+	t->count += pages;
+	sim->in_transit += pages;
+	sim->cpu[cpu].remote_frees += pages;
+	if (mag_count(&sim->mag[owner]) + t->count > sim->cpu[owner].parked_peak)
+		sim->cpu[owner].parked_peak = mag_count(&sim->mag[owner]) + t->count;
+	return true;
+}
+
 static struct list_head *sim_refill(struct sim *sim, unsigned int cpu,
 				    unsigned int order, bool cold)
 {
@@ -123,10 +194,13 @@ static struct list_head *sim_refill(struct sim *sim, unsigned int cpu,
 	c->refill_pages += batch << order;
 	c->buddy_alloc += batch << order;
 	mine = pool_get(&sim->pool);
+	if (mine)
+		*owner_of(mine) = cpu;
 	for (i = 1; i < batch && mine; i++) {
 		node = pool_get(&sim->pool);
 		if (!node)
 			break;
+		*owner_of(node) = cpu;
 		list_add_tail(node, &pages);
 	}
 	if (!mine || i < batch) {
@@ -157,6 +231,8 @@ static void sim_alloc(struct sim *sim, const struct pcp_trace_event *e,
 	struct list_head *node = NULL;
 
 	c->allocs++;
+	if (sim->s->design == SIM_REMOTE && order < PCPCACHE_NR_ORDERS)
+		sim_absorb(sim, e->cpu);
 	if (cached_order(sim, order))
 		node = mag_take(&sim->mag[e->cpu], order, pcp_ev_cold(e));
 	if (node) {
@@ -170,6 +246,8 @@ static void sim_alloc(struct sim *sim, const struct pcp_trace_event *e,
 			c->buddy_alloc += pages;
 			c->direct++;
 			node = pool_get(&sim->pool);
+			if (node)
+				*owner_of(node) = e->cpu;
 		}
 		if (!node)
 			sim->nomem = true;
@@ -197,6 +275,9 @@ static void sim_free(struct sim *sim, const struct pcp_trace_event *e,
 		pool_put(&sim->pool, node);
 		return;
 	}
+	if (sim_send_home(sim, e->cpu, node, order))
+		return;
+	*owner_of(node) = e->cpu;
 	list = mag_put(mag, node, order, pcp_ev_cold(e));
 	if (mag_over_high(list)) {
 		mag_cut_init(&cut);
@@ -245,6 +326,8 @@ void sim_result_finish(struct sim_result *r, double parked_sum)
 		t->buddy_alloc += c->buddy_alloc;
 		t->buddy_free += c->buddy_free;
 		t->direct += c->direct;
+		t->remote_frees += c->remote_frees;
+		t->remote_absorbed += c->remote_absorbed;
 		if (c->parked_peak > r->parked_peak_cpu)
 			r->parked_peak_cpu = c->parked_peak;
 	}
@@ -259,20 +342,25 @@ static int run_module_design(const struct pcp_trace *t, const struct sim_setting
 {
 	struct pcpcache_config cfg = s->cfg;
 	struct sim sim = { .s = s, .cpu = r->cpu };
-	unsigned int cpu, n = t->h.nr_cpus, before, after;
+	unsigned int cpu, n = t->h.nr_cpus;
+	uint64_t before, after;
 	uint64_t i, now = 0, next_tick = SIM_DECAY_USECS;
 	double parked_sum = 0;
 	int err = 0;
 
 	cfg.mode = (enum pcpcache_mode)s->design;
+	sim.nr_cpus = n;
 	sim.mag = calloc(n, sizeof(*sim.mag));
+	sim.transit = calloc(n, sizeof(*sim.transit));
 	sim.held = calloc(t->nr_slots ? t->nr_slots : 1, sizeof(*sim.held));
-	if (!sim.mag || !sim.held) {
+	if (!sim.mag || !sim.transit || !sim.held) {
 		err = -1;
 		goto out;
 	}
-	for (cpu = 0; cpu < n; cpu++)
+	for (cpu = 0; cpu < n; cpu++) {
 		mag_init(&sim.mag[cpu], &cfg);
+		mag_cut_init(&sim.transit[cpu]);
+	}
 	for (i = 0; i < t->h.nr_events && !sim.nomem; i++) {
 		const struct pcp_trace_event *e = &t->ev[i];
 
@@ -283,13 +371,14 @@ static int run_module_design(const struct pcp_trace *t, const struct sim_setting
 		}
 		if (e->op != PCP_EV_ALLOC && e->op != PCP_EV_FREE)
 			continue;
-		before = mag_count(&sim.mag[e->cpu]);
+		before = mag_count(&sim.mag[e->cpu]) + sim.in_transit;
 		if (e->op == PCP_EV_ALLOC)
 			sim_alloc(&sim, e, t->slot[i]);
 		else
 			sim_free(&sim, e, t->slot[i]);
-		after = mag_count(&sim.mag[e->cpu]);
+		after = mag_count(&sim.mag[e->cpu]) + sim.in_transit;
 		sim.parked = sim.parked + after - before;
+		after = mag_count(&sim.mag[e->cpu]) + sim.transit[e->cpu].count;
 		if (after > r->cpu[e->cpu].parked_peak)
 			r->cpu[e->cpu].parked_peak = after;
 		if (sim.parked > r->total.parked_peak)
@@ -301,6 +390,7 @@ static int run_module_design(const struct pcp_trace *t, const struct sim_setting
 	sim_result_finish(r, parked_sum);
 out:
 	free(sim.mag);
+	free(sim.transit);
 	free(sim.held);
 	pool_release(&sim.pool);
 	return err;

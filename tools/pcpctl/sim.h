@@ -16,6 +16,7 @@ enum sim_design {
 	SIM_PASSTHROUGH = PCPCACHE_MODE_PASSTHROUGH,
 	SIM_SINGLE = PCPCACHE_MODE_SINGLE,
 	SIM_SPLIT = PCPCACHE_MODE_SPLIT,
+	SIM_REMOTE = PCPCACHE_MODE_REMOTE,
 	SIM_KERNEL,		/* 6.1's lists, batch and high from the trace */
 	SIM_NR_DESIGNS,
 };
@@ -34,7 +35,9 @@ struct sim_cpu {
 	uint64_t drain, drain_pages;
 	uint64_t buddy_alloc, buddy_free;
 	uint64_t direct;		/* allocations and frees sent to the buddy allocator */
-	uint64_t parked_peak;		/* pages cached at once, most */
+	uint64_t remote_frees;		/* remote: pages sent to their owner */
+	uint64_t remote_absorbed;	/* ... taken off this CPU's transit list */
+	uint64_t parked_peak;		/* pages cached (and in transit) at once, most */
 };
 
 struct sim_result {

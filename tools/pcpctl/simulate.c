@@ -101,7 +101,7 @@ static const char *simulate_help =
 	"settings on the Pareto front of trips against peak pages parked.\n\n"
 	"  --set KNOBS     one setting instead of the grid, as pcpctl set takes\n"
 	"                  it: 'mode=single batch=63 high=378'\n"
-	"  --designs LIST  of passthrough, single, split, auto, kernel\n"
+	"  --designs LIST  of passthrough, single, split, remote, auto, kernel\n"
 	"                  (default: all)\n"
 	"  --batch LIST    batches of the grid (default 4,8,16,31,63,127,255,511)\n"
 	"  --high LIST     highs of the grid, as multiples of batch\n"
@@ -172,7 +172,7 @@ static int parse_designs(const char *s, struct grid *g)
 			if (!strcmp(tok, sim_design_name(d)))
 				break;
 		if (d == SIM_NR_DESIGNS) {
-			fprintf(stderr, "%s: --designs: '%.*s' is none of passthrough, single, split, auto, kernel\n",
+			fprintf(stderr, "%s: --designs: '%.*s' is none of passthrough, single, split, remote, auto, kernel\n",
 				who, QUOTE_MAX, tok);
 			err = -1;
 		} else {
@@ -210,7 +210,7 @@ static unsigned int build_grid(const struct grid *g, bool kernel_ok,
 		s[n].design = SIM_PASSTHROUGH;
 		s[n++].max_order = g->max_order;
 	}
-	for (d = SIM_SINGLE; d <= SIM_SPLIT; d++) {
+	for (d = SIM_SINGLE; d <= SIM_REMOTE; d++) {
 		if (!g->design[d])
 			continue;
 		for (b = 0; b < g->nr_batch; b++)

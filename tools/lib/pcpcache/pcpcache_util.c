@@ -373,11 +373,19 @@ bool pcp_books_balance(const struct pcp_stats *st, char *why, size_t size)
 	long long cached = pcp_stat(st, "cached"), held = pcp_stat(st, "held");
 	long long alloc = pcp_stat(st, "alloc"), hit = pcp_stat(st, "alloc_hit");
 	long long miss = pcp_stat(st, "alloc_miss");
+	long long transit = pcp_stat(st, "transit");
+	long long sent = pcp_stat(st, "remote_frees");
+	long long absorbed = pcp_stat(st, "remote_absorbed");
 
-	if (ba - bf != cached + held) {
+	if (ba - bf != cached + transit + held) {
 		snprintf(why, size,
-			 "buddy_alloc %lld - buddy_free %lld = %lld != cached %lld + held %lld = %lld",
-			 ba, bf, ba - bf, cached, held, cached + held);
+			 "buddy_alloc %lld - buddy_free %lld = %lld != cached %lld + transit %lld + held %lld = %lld",
+			 ba, bf, ba - bf, cached, transit, held, cached + transit + held);
+		return false;
+	}
+	if (transit != sent - absorbed) {
+		snprintf(why, size, "transit %lld != remote_frees %lld - remote_absorbed %lld",
+			 transit, sent, absorbed);
 		return false;
 	}
 	if (alloc != hit + miss) {
@@ -385,8 +393,8 @@ bool pcp_books_balance(const struct pcp_stats *st, char *why, size_t size)
 			 alloc, hit, miss);
 		return false;
 	}
-	snprintf(why, size, "buddy_alloc %lld - buddy_free %lld = cached %lld + held %lld",
-		 ba, bf, cached, held);
+	snprintf(why, size, "buddy_alloc %lld - buddy_free %lld = cached %lld + transit %lld + held %lld",
+		 ba, bf, cached, transit, held);
 	return true;
 }
 
@@ -426,11 +434,12 @@ static long *pageset_field(struct pcp_pageset *s, const char *name)
 	static const char * const names[] = {
 		"count", "high", "batch", "cold_count", "cold_high",
 		"cold_batch", "order0", "order1", "order2", "order3",
+		"transit",
 	};
 	long *fields[] = {
 		&s->count, &s->high, &s->batch, &s->cold_count, &s->cold_high,
 		&s->cold_batch, &s->order[0], &s->order[1], &s->order[2],
-		&s->order[3],
+		&s->order[3], &s->transit,
 	};
 	unsigned int i;
 

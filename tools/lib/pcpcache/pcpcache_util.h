@@ -46,6 +46,7 @@ struct pcp_pageset {
 	long count, high, batch;
 	long cold_count, cold_high, cold_batch;	/* -1 unless split */
 	long order[PCP_NR_ORDERS];		/* blocks of each order cached */
+	long transit;				/* -1 unless remote */
 };
 
 #ifndef __printf

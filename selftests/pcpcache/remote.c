@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * remote mode: frees on another CPU than the one a page was cached on go
+ * back to that CPU (its transit list), and every path that empties a
+ * magazine empties its transit list too. The purger pattern (allocating
+ * threads on every CPU but the first, which frees what they allocate in
+ * bursts, as jemalloc's purger threads do) against single mode, with the
+ * books balanced throughout: pages in transit are a term of their own.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pcpcache_harness.h"
+#include "pcpcache_stress.h"
+
+/* the pattern: each allocator keeps up to KEEP, the purger frees BURST */
+#define KEEP		1024
+#define STEP		64
+#define BURST		512
+#define ROUNDS		40	/* of STEP per allocator and burst */
+#define MOVED		500	/* pages sent from CPU 1 to CPU 0 by hand */
+
+FIXTURE(remote) {
+	struct pcp_stats st;
+	char why[256];
+	int fd;
+};
+
+FIXTURE_SETUP(remote)
+{
+	const char *why = pcp_skip_reason();
+
+	self->fd = -1;
+	if (why)
+		SKIP(return, "%s", why);
+	if (pcp_nr_cpus() < 2)
+		SKIP(return, "needs two CPUs, this machine has one");
+	ASSERT_EQ(0, pcp_reload("mode=remote"));
+	self->fd = pcp_open_user();
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(remote)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	if (pcp_exists(PCP_SYSFS))
+		pcp_run("rmmod pcpcache");
+}
+
+/* One allocating thread: its CPU, its file, and how far it got. */
+struct allocator {
+	pthread_t thread;
+	int cpu, fd, err;
+	long allocated;
+	long held;		/* atomic: the purger frees from it too */
+	bool done;		/* atomic */
+};
+
+/* Allocate STEP at a time, keeping at most KEEP, ROUNDS * BURST in all. */
+static void *allocate(void *arg)
+{
+	struct allocator *a = arg;
+	struct pcpcache_pages req;
+
+	a->err = pcp_pin(a->cpu);
+	while (!a->err && a->allocated < (long)ROUNDS * BURST) {
+		if (__atomic_load_n(&a->held, __ATOMIC_ACQUIRE) + STEP > KEEP) {
+			usleep(100);
+			continue;
+		}
+		if (pcp_alloc(a->fd, STEP, 0, &req) || req.done != STEP)
+			a->err = errno ? errno : ENOMEM;
+		__atomic_add_fetch(&a->held, req.done, __ATOMIC_RELEASE);
+		a->allocated += req.done;
+	}
+	__atomic_store_n(&a->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * The pattern in the mode in force: one allocator on each CPU but 0, the
+ * purger (the caller) on CPU 0 freeing BURST of an allocator's pages once
+ * it holds that many, and what is left at the end. Then a drain. Return:
+ * the pages taken from and given back to the buddy allocator per 1000
+ * operations over the run, or -1.
+ */
+static double purger_run(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(remote) *self)
+{
+	struct allocator a[PCP_MAX_CPUS];
+	struct pcpcache_pages req;
+	long long ops, buddy;
+	int i, n = pcp_nr_cpus() - 1, running;
+
+	ASSERT_EQ(0, pcp_write("drain", "1"));
+	ASSERT_EQ(0, pcp_read_stats(&self->st));
+	ops = pcp_stat(&self->st, "alloc") + pcp_stat(&self->st, "free");
+	buddy = pcp_stat(&self->st, "buddy_alloc") + pcp_stat(&self->st, "buddy_free");
+	memset(a, 0, sizeof(a));
+	for (i = 0; i < n; i++) {
+		a[i].cpu = i + 1;
+		a[i].fd = pcp_open_user();
+		ASSERT_LE(0, a[i].fd);
+		ASSERT_EQ(0, pthread_create(&a[i].thread, NULL, allocate, &a[i]));
+	}
+	ASSERT_EQ(0, pcp_pin(0));
+	do {
+		running = 0;
+		for (i = 0; i < n; i++) {
+			running += !__atomic_load_n(&a[i].done, __ATOMIC_ACQUIRE);
+			if (__atomic_load_n(&a[i].held, __ATOMIC_ACQUIRE) < BURST)
+				continue;
+			ASSERT_EQ(0, pcp_free(a[i].fd, BURST, 0, NULL));
+			__atomic_sub_fetch(&a[i].held, BURST, __ATOMIC_RELEASE);
+		}
+		usleep(100);
+	} while (running);
+	for (i = 0; i < n; i++) {
+		pthread_join(a[i].thread, NULL);
+		EXPECT_EQ(0, a[i].err);
+		if (a[i].held) {
+			ASSERT_EQ(0, pcp_free(a[i].fd, a[i].held, 0, &req));
+			EXPECT_EQ(0, req.held);
+		}
+		close(a[i].fd);
+	}
+	ASSERT_BOOKS_BALANCE();
+	ops = pcp_stat(&self->st, "alloc") + pcp_stat(&self->st, "free") - ops;
+	buddy = pcp_stat(&self->st, "buddy_alloc") + pcp_stat(&self->st, "buddy_free") - buddy;
+	ASSERT_EQ(2LL * n * ROUNDS * BURST, ops);
+	ASSERT_EQ(0, pcp_write("drain", "1"));
+	ASSERT_BOOKS_BALANCE();
+	EXPECT_EQ(0, pcp_stat(&self->st, "transit"));
+	EXPECT_EQ(0, pcp_stat(&self->st, "cached"));
+	return 1000.0 * buddy / ops;
+}
+
+/*
+ * single mode gives the buddy allocator nearly a page per operation on
+ * this pattern (the purger's list overflows, the allocators' run dry);
+ * remote mode, whose frees go home, at least 5 times fewer.
+ */
+TEST_F(remote, purger_pattern_takes_5x_fewer_buddy_pages_than_single)
+{
+	double single, remote;
+	long long sent;
+
+	ASSERT_EQ(0, pcp_write("mode", "single"));
+	single = purger_run(_metadata, self);
+	ASSERT_LE(0, single);
+	EXPECT_EQ(0, pcp_stat(&self->st, "remote_frees"));
+	ASSERT_EQ(0, pcp_write("mode", "remote"));
+	remote = purger_run(_metadata, self);
+	ASSERT_LE(0, remote);
+	sent = pcp_stat(&self->st, "remote_frees");
+	TH_LOG("buddy pages per 1000 operations: single %.1f, remote %.1f; remote_frees %lld",
+	       single, remote, sent);
+	EXPECT_LT(0, sent);
+	EXPECT_EQ(sent, pcp_stat(&self->st, "remote_absorbed"));
+	EXPECT_LE(5 * remote, single);
+}
+
+/* MOVED pages cached on CPU 1, allocated there and freed on CPU 0. */
+static void send_to_cpu1(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(remote) *self)
+{
+	struct pcp_pageset sets[PCP_MAX_CPUS];
+
+	ASSERT_EQ(0, pcp_pin(1));
+	ASSERT_EQ(0, pcp_alloc(self->fd, MOVED, 0, NULL));
+	ASSERT_EQ(0, pcp_pin(0));
+	ASSERT_EQ(0, pcp_free(self->fd, MOVED, 0, NULL));
+	ASSERT_BOOKS_BALANCE();
+	EXPECT_EQ(MOVED, pcp_stat(&self->st, "transit"));
+	ASSERT_LT(1, pcp_read_pagesets(sets, PCP_MAX_CPUS));
+	EXPECT_EQ(MOVED, sets[1].transit);
+	EXPECT_EQ(0, sets[0].transit);
+}
+
+/* CPU 1's next allocation takes them into its magazine: hits. */
+TEST_F(remote, the_owner_absorbs_its_pages_at_its_next_allocation)
+{
+	long long hits, buddy;
+
+	send_to_cpu1(_metadata, self);
+	hits = pcp_stat(&self->st, "alloc_hit");
+	buddy = pcp_stat(&self->st, "buddy_alloc");
+	ASSERT_EQ(0, pcp_pin(1));
+	ASSERT_EQ(0, pcp_alloc(self->fd, 300, 0, NULL));
+	ASSERT_BOOKS_BALANCE();
+	EXPECT_EQ(0, pcp_stat(&self->st, "transit"));
+	EXPECT_EQ(MOVED, pcp_stat(&self->st, "remote_absorbed"));
+	EXPECT_EQ(hits + 300, pcp_stat(&self->st, "alloc_hit"));
+	EXPECT_EQ(buddy, pcp_stat(&self->st, "buddy_alloc"));
+	ASSERT_EQ(0, pcp_free(self->fd, 300, 0, NULL));
+	ASSERT_BOOKS_BALANCE();
+}
+
+/* A mode switch, a drain and a CPU going offline each give them back. */
+TEST_F(remote, pages_in_transit_go_back_on_switch_drain_and_offline)
+{
+	static const char * const modes[] = { "single", "split", "passthrough" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(modes); i++) {
+		send_to_cpu1(_metadata, self);
+		ASSERT_EQ(0, pcp_write("mode", modes[i]));
+		ASSERT_BOOKS_BALANCE();
+		EXPECT_EQ(0, pcp_stat(&self->st, "transit")) {
+			TH_LOG("after switching to %s", modes[i]);
+		}
+		ASSERT_EQ(0, pcp_write("mode", "remote"));
+	}
+	send_to_cpu1(_metadata, self);
+	ASSERT_EQ(0, pcp_write("drain", "1"));
+	ASSERT_BOOKS_BALANCE();
+	EXPECT_EQ(0, pcp_stat(&self->st, "transit"));
+	EXPECT_EQ(0, pcp_stat(&self->st, "cached"));
+
+	if (pcp_cpu_set_online(1, true) == -ENOENT)
+		SKIP(return, "CPU 1 cannot go offline");
+	send_to_cpu1(_metadata, self);
+	ASSERT_EQ(0, pcp_cpu_set_online(1, false));
+	ASSERT_BOOKS_BALANCE();
+	EXPECT_EQ(0, pcp_stat(&self->st, "transit"));
+	/* with CPU 1 gone, a page it owned is freed where it is */
+	ASSERT_EQ(0, pcp_alloc(self->fd, 10, 0, NULL));
+	ASSERT_EQ(0, pcp_free(self->fd, 10, 0, NULL));
+	ASSERT_EQ(0, pcp_cpu_set_online(1, true));
+	ASSERT_BOOKS_BALANCE();
+	EXPECT_EQ(0, pcp_stat(&self->st, "transit"));
+}
+
+/* The shrinker counts them and takes them first. */
+TEST_F(remote, the_shrinker_takes_pages_in_transit)
+{
+	send_to_cpu1(_metadata, self);
+	ASSERT_EQ(0, pcp_write_file("/proc/sys/vm/drop_caches", "2"));
+	ASSERT_BOOKS_BALANCE();
+	EXPECT_EQ(0, pcp_stat(&self->st, "transit"));
+	EXPECT_LE(MOVED, pcp_stat(&self->st, "shrink_pages"));
+}
+
+/* Every order is sent home, and comes back as the same order. */
+TEST_F(remote, every_order_goes_home)
+{
+	struct pcp_pageset sets[PCP_MAX_CPUS];
+	unsigned int order;
+	long before;
+
+	for (order = 0; order <= PCPCACHE_MAX_ORDER; order++) {
+		ASSERT_EQ(0, pcp_write("drain", "1"));
+		ASSERT_EQ(0, pcp_pin(1));
+		ASSERT_EQ(0, pcp_alloc(self->fd, 8, PCPCACHE_ORDER(order), NULL));
+		ASSERT_LT(1, pcp_read_pagesets(sets, PCP_MAX_CPUS));
+		before = sets[1].order[order];
+		ASSERT_EQ(0, pcp_pin(0));
+		ASSERT_EQ(0, pcp_free(self->fd, 8, PCPCACHE_ORDER(order), NULL));
+		ASSERT_BOOKS_BALANCE();
+		EXPECT_EQ(8 << order, pcp_stat(&self->st, "transit"));
+		ASSERT_EQ(0, pcp_pin(1));
+		ASSERT_EQ(0, pcp_alloc(self->fd, 1, PCPCACHE_ORDER(order), NULL));
+		ASSERT_LT(1, pcp_read_pagesets(sets, PCP_MAX_CPUS));
+		/* 7 of the 8 back in CPU 1's magazine, as blocks of @order */
+		EXPECT_EQ(before + 7, sets[1].order[order]) {
+			TH_LOG("order %u", order);
+		}
+		ASSERT_EQ(0, pcp_free(self->fd, 1, PCPCACHE_ORDER(order), NULL));
+		ASSERT_BOOKS_BALANCE();
+	}
+}
+
+TEST_HARNESS_MAIN
