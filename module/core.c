@@ -25,6 +25,8 @@
 #include <linux/cpuset.h>
 #include <linux/export.h>
 #include <linux/highmem.h>
+#include <linux/irq_work.h>
+#include <linux/llist.h>
 #include <linux/memcontrol.h>
 #include <linux/mempolicy.h>
 #include <linux/mm.h>
@@ -44,6 +46,7 @@ DEFINE_PER_CPU_ALIGNED(struct pcpcache_cpu, pcpcache_cpus) = {
 };
 
 DEFINE_STATIC_KEY_FALSE(pcpcache_lock_spin);
+DEFINE_STATIC_KEY_FALSE(pcpcache_lock_try);
 
 /*
  * The cache holds pages any GFP_KERNEL or GFP_ATOMIC caller may be given:
@@ -242,6 +245,14 @@ static void pcpcache_stash(struct list_head *pages, unsigned int order,
 	mag_cut_init(&remote);
 	mag_cut_init(&refused);
 	pc = pcpcache_lock_this_cpu(&flags);
+	if (unlikely(!pc)) {
+		/* lock=trylock, and the lock is held: back they go */
+		pcpcache_lock_failed();
+		list_splice_init(pages, &out.pages[order]);
+		out.count = nr << order;
+		pcpcache_give_back(&out);
+		return;
+	}
 	cpu = smp_processor_id();
 	list = mag_list(&pc->mag, cold);
 	if (list) {
@@ -529,6 +540,11 @@ static unsigned int pcpcache_refill_batch(unsigned int order, bool cold)
 	int cpu;
 
 	pc = pcpcache_lock_this_cpu(&flags);
+	if (unlikely(!pc)) {
+		/* lock=trylock, and the lock is held: the buddy allocator */
+		pcpcache_lock_failed();
+		return 0;
+	}
 	cpu = smp_processor_id();
 	list = mag_list(&pc->mag, cold);
 	batch = list ? mag_batch(list->batch, order) : 0;
@@ -657,6 +673,21 @@ static noinline struct page *pcpcache_alloc_placed(gfp_t gfp, unsigned int order
 	return page;
 }
 
+/* lock=trylock: the lock was held; the buddy allocator serves this one. */
+static noinline struct page *pcpcache_alloc_contended(gfp_t gfp,
+						      unsigned int order,
+						      bool cold)
+{
+	struct page *page = pcpcache_alloc_buddy(gfp, order);
+
+	if (!page) {
+		pcpcache_count(PCPCACHE_ALLOC_FAIL, 1);
+		return NULL;
+	}
+	pcpcache_count_miss(page, order, cold);
+	return page;
+}
+
 /*
  * A cached block that may not be handed out goes back to the buddy
  * allocator, counted in @why: one memory_failure() marked while it was
@@ -724,6 +755,10 @@ static __always_inline struct page *pcpcache_alloc(gfp_t gfp, unsigned int order
 		node = NULL;
 		isolated = false;
 		pc = pcpcache_lock_this_cpu(&flags);
+		if (unlikely(!pc)) {
+			pcpcache_lock_failed();
+			return pcpcache_alloc_contended(gfp, order, cold);
+		}
 		placed = pcpcache_placement_allowed();
 		if (likely(placed))
 			node = mag_take(&pc->mag, order, cold);
@@ -823,6 +858,11 @@ static noinline void pcpcache_trim_local(unsigned int order, bool cold)
 	mag_cut_init(&out);
 	/* maybe not the CPU of the free: then its list is trimmed if need be */
 	pc = pcpcache_lock_this_cpu(&flags);
+	if (unlikely(!pc)) {
+		/* lock=trylock, and the lock is held: the next free trims */
+		pcpcache_lock_failed();
+		return;
+	}
 	cpu = smp_processor_id();
 	list = mag_list(&pc->mag, cold);
 	if (list)
@@ -901,6 +941,13 @@ static __always_inline void pcpcache_free(struct page *page, unsigned int order,
 	    pcpcache_free_to_owner(page, order))
 		return;
 	pc = pcpcache_lock_this_cpu(&flags);
+	if (unlikely(!pc)) {
+		/* lock=trylock, and the lock is held: to the buddy allocator */
+		pcpcache_lock_failed();
+		page_ref_unfreeze(page, 1);
+		pcpcache_free_buddy(page, order);
+		return;
+	}
 	remote = !pcpcache_local_node(page);
 	/* under the lock, which orders it against a drain for offlining */
 	block = !remote && pcpcache_page_block_refused(page);
@@ -934,3 +981,183 @@ void pcpcache_free_page(struct page *page, bool cold)
 	pcpcache_free(page, 0, cold);
 }
 EXPORT_SYMBOL_GPL(pcpcache_free_page);
+
+/*
+ * The _nolock() calls: this CPU's magazine by trylock only, from any
+ * context, NMI included, as alloc_pages_nolock() and free_pages_nolock()
+ * (6.15, 6.16) take the kernel's lists. Never the buddy allocator, which
+ * NMI context may not call: an allocation the magazine cannot serve
+ * fails, and a free it cannot take is left to an irq_work on this CPU,
+ * which frees it as pcpcache_free_page() would (counted in
+ * nolock_deferred). Under lock=local there is no lock to try: every
+ * allocation fails and every free is left to the irq_work. On
+ * PREEMPT_RT, where the lock sleeps, hard interrupt and NMI context are
+ * refused the same way, as the kernel's calls refuse them.
+ */
+struct pcpcache_deferred {
+	struct llist_head pages;	/* through page->lru, as transit's */
+	struct irq_work work;
+};
+
+static DEFINE_PER_CPU(struct pcpcache_deferred, pcpcache_deferred);
+
+static void pcpcache_deferred_work(struct irq_work *work)
+{
+	struct pcpcache_deferred *d =
+		container_of(work, struct pcpcache_deferred, work);
+	struct llist_node *node, *next;
+
+	llist_for_each_safe(node, next, llist_del_all(&d->pages))
+		pcpcache_free(list_entry((struct list_head *)node, struct page, lru),
+			      0, false);
+}
+
+/* A page a _nolock() free cannot take now, with its reference: later. */
+static void pcpcache_defer_free(struct page *page)
+{
+	struct pcpcache_deferred *d = this_cpu_ptr(&pcpcache_deferred);
+
+	llist_add((struct llist_node *)&page->lru, &d->pages);
+	irq_work_queue(&d->work);
+	pcpcache_count(PCPCACHE_NOLOCK_DEFERRED, 1);
+}
+
+/* At load, before any page can be freed. */
+void pcpcache_deferred_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct pcpcache_deferred *d = per_cpu_ptr(&pcpcache_deferred, cpu);
+
+		init_llist_head(&d->pages);
+		init_irq_work(&d->work, pcpcache_deferred_work);
+	}
+}
+
+/* Every CPU's deferred frees done: at unload, before the last drain. */
+void pcpcache_deferred_sync(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		irq_work_sync(&per_cpu_ptr(&pcpcache_deferred, cpu)->work);
+}
+
+/*
+ * This CPU's magazine by trylock, in any context; NULL when not, counted
+ * as pcpcache_lock_this_cpu() counts it. Under lock=spin, an interrupt on
+ * this CPU waits for the lock: interrupts stay off while it is held.
+ */
+static __always_inline struct pcpcache_cpu *
+pcpcache_trylock_any(unsigned long *flags)
+{
+	bool irqs = !pcpcache_try_design() && !IS_ENABLED(CONFIG_PREEMPT_RT);
+	struct pcpcache_cpu *pc;
+
+	if (!pcpcache_spin_design() ||
+	    (IS_ENABLED(CONFIG_PREEMPT_RT) && (in_nmi() || in_hardirq())))
+		goto fail;
+	if (irqs)
+		local_irq_save(*flags);
+	pcpcache_pin();
+	pc = this_cpu_ptr(&pcpcache_cpus);
+	if (likely(spin_trylock(&pc->slock)))
+		return pc;
+	pcpcache_unpin();
+	if (irqs)
+		local_irq_restore(*flags);
+	pcpcache_count_trylock_fail();
+fail:
+	/* for sparse, as pcpcache_lock_this_cpu() */
+	__acquire(&pcpcache_cpus.llock);
+	return NULL;
+}
+
+static __always_inline void pcpcache_untrylock_any(struct pcpcache_cpu *pc,
+						   unsigned long flags)
+{
+	spin_unlock(&pc->slock);
+	pcpcache_unpin();
+	if (!pcpcache_try_design() && !IS_ENABLED(CONFIG_PREEMPT_RT))
+		local_irq_restore(flags);
+}
+
+struct page *pcpcache_alloc_page_nolock(bool cold)
+{
+	struct list_head *node = NULL;
+	struct pcpcache_cpu *pc;
+	struct page *page = NULL;
+	unsigned long flags;
+
+	pc = pcpcache_trylock_any(&flags);
+	if (!pc) {
+		pcpcache_lock_failed();
+		goto fail;
+	}
+	if (pcpcache_placement_allowed())
+		node = mag_take(&pc->mag, 0, cold);
+	if (node) {
+		page = list_entry(node, struct page, lru);
+		/* not to be handed out, nor given back here: the next does */
+		if (unlikely(pcpcache_page_block_refused(page) ||
+			     PageHWPoison(page))) {
+			mag_put(&pc->mag, node, 0, true);
+			page = NULL;
+		}
+	}
+	pcpcache_untrylock_any(pc, flags);
+	if (!page)
+		goto fail;
+	pcpcache_prep_cached(page, 0, GFP_NOWAIT);
+	pcpcache_count(PCPCACHE_ALLOC_HIT, 1);
+	pcpcache_count(PCPCACHE_ORDER_HIT, 1);
+	if (cold)
+		pcpcache_count(PCPCACHE_ALLOC_COLD, 1);
+	return page;
+fail:
+	pcpcache_count(PCPCACHE_NOLOCK_FAIL, 1);
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(pcpcache_alloc_page_nolock);
+
+void pcpcache_free_page_nolock(struct page *page)
+{
+	struct pcpcache_list *list = NULL;
+	struct pcpcache_cpu *pc;
+	unsigned long flags;
+
+	/* what pcpcache_free() would give to the buddy allocator: later */
+	if (pcpcache_passing_through() ||
+	    pcpcache_refusal(page, 0) != PCPCACHE_NR_STATS ||
+	    !page_ref_freeze(page, 1)) {
+		pcpcache_defer_free(page);
+		return;
+	}
+	set_page_private(page, 0);
+	if (pcpcache_routing_frees() && pcpcache_free_to_owner(page, 0))
+		goto freed;
+	pc = pcpcache_trylock_any(&flags);
+	if (!pc) {
+		pcpcache_lock_failed();
+		page_ref_unfreeze(page, 1);
+		pcpcache_defer_free(page);
+		return;
+	}
+	if (likely(pcpcache_local_node(page) &&
+		   !pcpcache_page_block_refused(page)))
+		list = mag_put(&pc->mag, &page->lru, 0, false);
+	if (list && pcpcache_owner_noted(&pc->mag))
+		pcpcache_owner_claim(page, smp_processor_id());
+	/* over high is left to the next free, which may give back */
+	pcpcache_untrylock_any(pc, flags);
+	if (!list) {
+		page_ref_unfreeze(page, 1);
+		pcpcache_defer_free(page);
+		return;
+	}
+freed:
+	pcpcache_count(PCPCACHE_FREE, 1);
+	pcpcache_count(PCPCACHE_ORDER_FREE, 1);
+}
+EXPORT_SYMBOL_GPL(pcpcache_free_page_nolock);

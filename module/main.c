@@ -39,22 +39,26 @@ static const struct kernel_param_ops mode_param_ops = {
  * The locking design (lock.h); fixed from load to unload. spin by default,
  * as the kernel's own lists have been since 6.0.
  */
-static bool lock_spin = true;
+static const char * const lock_names[] = { "local", "spin", "trylock" };
+enum { LOCK_LOCAL, LOCK_SPIN, LOCK_TRYLOCK };
+static int lock_design = LOCK_SPIN;
 
 const char *pcpcache_lock_name(void)
 {
-	return lock_spin ? "spin" : "local";
+	return lock_names[lock_design];
 }
 
 static int lock_param_set(const char *val, const struct kernel_param *kp)
 {
-	if (sysfs_streq(val, "local"))
-		lock_spin = false;
-	else if (sysfs_streq(val, "spin"))
-		lock_spin = true;
-	else
-		return -EINVAL;
-	return 0;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(lock_names); i++) {
+		if (sysfs_streq(val, lock_names[i])) {
+			lock_design = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 static int lock_param_get(char *buffer, const struct kernel_param *kp)
@@ -114,7 +118,7 @@ MODULE_PARM_DESC(high_min, "the least an auto-tuned high goes to (default 378)")
 module_param_named(high_max, pcpcache_config.high_max, uint, 0444);
 MODULE_PARM_DESC(high_max, "the most an auto-tuned high goes to (default 1134)");
 module_param_cb(lock, &lock_param_ops, NULL, 0444);
-MODULE_PARM_DESC(lock, "locking design: spin (default; 6.0 on) or local (before 6.0); needs a reload to change");
+MODULE_PARM_DESC(lock, "locking design: spin (default; 6.0 on), local (before 6.0) or trylock (2026); needs a reload to change");
 
 #ifdef PCPCACHE_TEST_HOOKS
 /*
@@ -142,8 +146,11 @@ static int __init pcpcache_init(void)
 	int err;
 
 	/* before any magazine is used: the fast path branches on it */
-	if (lock_spin)
+	if (lock_design != LOCK_LOCAL)
 		static_branch_enable(&pcpcache_lock_spin);
+	if (lock_design == LOCK_TRYLOCK)
+		static_branch_enable(&pcpcache_lock_try);
+	pcpcache_deferred_init();
 	err = pcpcache_init_step(1) ?: pcpcache_config_init();
 	if (err)
 		return err;
@@ -198,6 +205,8 @@ static void __exit pcpcache_exit(void)
 	pcpcache_sysfs_exit();
 	pcpcache_bench_exit();
 	pcpcache_reclaim_exit();
+	/* the _nolock() frees left to irq_work first, then the last drain */
+	pcpcache_deferred_sync();
 	/* with CPU hotplug still followed: a CPU that dies is emptied too */
 	pcpcache_drain_all();
 	pcpcache_hotplug_exit();

@@ -37,7 +37,7 @@
 
 struct pcpcache_owners pcpcache_owners;
 
-static_assert(NR_CPUS < U16_MAX, "an owner entry is a u16");
+static_assert(CONFIG_NR_CPUS < U16_MAX, "an owner entry is a u16");
 
 /**
  * pcpcache_owners_ready - allocate the owner table, once

@@ -49,6 +49,8 @@ void pcpcache_high_moved(int cpu, unsigned int old, unsigned int new,
 			 enum pcpcache_stat why);
 void pcpcache_give_back_drained(struct pcpcache_cut *cut, int cpu,
 				enum pcpcache_drain_why why);
+void pcpcache_deferred_init(void);
+void pcpcache_deferred_sync(void);
 
 /* request.c: reaching other CPUs' magazines */
 int pcpcache_request_init(const struct pcpcache_config *cfg);

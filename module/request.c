@@ -118,7 +118,7 @@ static struct pcpcache_cpu *pcpcache_reach_lock(int cpu,
 
 	switch (how) {
 	case PCPCACHE_REACH_OWN:
-		return pcpcache_lock_this_cpu(flags);
+		return pcpcache_lock_this_cpu_wait(flags);
 	case PCPCACHE_REACH_SPIN:
 		spin_lock_irqsave(&pc->slock, *flags);
 		return pc;
@@ -136,7 +136,7 @@ static void pcpcache_reach_unlock(struct pcpcache_cpu *pc,
 {
 	switch (how) {
 	case PCPCACHE_REACH_OWN:
-		pcpcache_unlock_this_cpu(pc, flags);
+		pcpcache_unlock_this_cpu_wait(pc, flags);
 		break;
 	case PCPCACHE_REACH_SPIN:
 		spin_unlock_irqrestore(&pc->slock, flags);
@@ -287,18 +287,18 @@ static void pcpcache_decay_work(struct work_struct *work)
 	if (raw_smp_processor_id() != r->cpu)
 		return;
 	mag_cut_init(&out);
-	pc = pcpcache_lock_this_cpu(&flags);
+	pc = pcpcache_lock_this_cpu_wait(&flags);
 	old = pc->mag.lists[PCPCACHE_LIST_HOT].high;
 	decayed = mag_high_decay(&pc->mag);
 	new = pc->mag.lists[PCPCACHE_LIST_HOT].high;
 	again = pc->mag.high_auto;
-	pcpcache_unlock_this_cpu(pc, flags);
+	pcpcache_unlock_this_cpu_wait(pc, flags);
 	if (decayed)
 		pcpcache_high_moved(r->cpu, old, new, PCPCACHE_HIGH_DECAYED);
 	do {
-		pc = pcpcache_lock_this_cpu(&flags);
+		pc = pcpcache_lock_this_cpu_wait(&flags);
 		trimmed = mag_trim_excess(&pc->mag, &out, PCPCACHE_MAX_BATCH);
-		pcpcache_unlock_this_cpu(pc, flags);
+		pcpcache_unlock_this_cpu_wait(pc, flags);
 		pcpcache_give_back_drained(&out, r->cpu, PCPCACHE_DRAIN_HIGH);
 	} while (trimmed);
 	if (again)

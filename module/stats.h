@@ -47,6 +47,12 @@ enum pcpcache_stat {
 	PCPCACHE_HIGH_CUT,	/* ... was cut for the shrinker */
 	PCPCACHE_REMOTE_FREES,	/* pages freed to the CPU they were cached on */
 	PCPCACHE_REMOTE_ABSORBED, /* ... taken off its transit list again */
+	PCPCACHE_TRYLOCK_FAIL_TASK,	/* lock=trylock: failed in process context */
+	PCPCACHE_TRYLOCK_FAIL_SOFTIRQ,	/* ... in softirq context */
+	PCPCACHE_TRYLOCK_FAIL_HARDIRQ,	/* ... in hard interrupt context */
+	PCPCACHE_TRYLOCK_FAIL_NMI,	/* ... in NMI context */
+	PCPCACHE_NOLOCK_FAIL,	/* _nolock() allocations that returned NULL */
+	PCPCACHE_NOLOCK_DEFERRED, /* _nolock() frees left to an irq_work */
 	/* blocks, one counter per order 0 to PCPCACHE_NR_ORDERS - 1 each */
 	PCPCACHE_ORDER_HIT,		/* handed out from a magazine */
 	PCPCACHE_ORDER_MISS = PCPCACHE_ORDER_HIT + PCPCACHE_NR_ORDERS,

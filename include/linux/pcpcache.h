@@ -11,7 +11,8 @@
  * PREEMPT_RT the magazine lock sleeps, so, as with alloc_pages() there,
  * they may not be called from hard interrupt context that is not
  * threaded, with a raw spinlock held, or with preemption or interrupts
- * disabled; a lockdep kernel asserts the first. Never from NMI context.
+ * disabled; a lockdep kernel asserts the first. Never from NMI context:
+ * the _nolock() calls at the end are for that.
  */
 #ifndef _LINUX_PCPCACHE_H
 #define _LINUX_PCPCACHE_H
@@ -79,5 +80,32 @@ struct page *pcpcache_alloc_pages(gfp_t gfp, unsigned int order, bool cold);
  * As pcpcache_free_page(), for a block.
  */
 void pcpcache_free_pages(struct page *page, unsigned int order, bool cold);
+
+/**
+ * pcpcache_alloc_page_nolock - an order-0 page from this CPU's magazine, if it can
+ * @cold: as for pcpcache_alloc_page()
+ *
+ * Context: any, NMI included, as alloc_pages_nolock(): the magazine's lock
+ * is only tried, and the buddy allocator never called. Under lock=local,
+ * which has no lock to try, and on PREEMPT_RT in hard interrupt or NMI
+ * context, where the lock sleeps, it always fails. The page is cleared
+ * under init_on_alloc or init_on_free.
+ *
+ * Return: the page, or NULL (counted in nolock_fail) when the lock was
+ * held or the magazine had none.
+ */
+struct page *pcpcache_alloc_page_nolock(bool cold);
+
+/**
+ * pcpcache_free_page_nolock - free an order-0 page from any context
+ * @page: as for pcpcache_free_page()
+ *
+ * Context: any, NMI included. The page goes into this CPU's magazine (or,
+ * in remote mode, to the CPU that owns it) when the magazine's lock can
+ * be had at once; otherwise, and whenever pcpcache_free_page() would give
+ * it to the buddy allocator, an irq_work on this CPU frees it soon after
+ * (counted in nolock_deferred). It is never lost.
+ */
+void pcpcache_free_page_nolock(struct page *page);
 
 #endif /* _LINUX_PCPCACHE_H */

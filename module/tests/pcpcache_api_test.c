@@ -10,6 +10,12 @@
  * with a pattern before it is freed, so that an allocation that must come
  * back cleared (__GFP_ZERO, or any allocation under init_on_alloc or
  * init_on_free) and does not is caught.
+ *
+ * With nolock=1 the hard interrupt also calls the _nolock() API, hands a
+ * page to the next CPU and sends that CPU an NMI, whose handler allocates
+ * and frees with the _nolock() API too, and frees the page it was handed
+ * with it: frees on another CPU than the one that allocated, from NMI
+ * context, at any point of that CPU's own traffic.
  */
 #include <linux/cpu.h>
 #include <linux/delay.h>
@@ -21,7 +27,11 @@
 #include <linux/random.h>
 #include <linux/string.h>
 #include <linux/timer.h>
+#include <linux/llist.h>
 #include <linux/pcpcache.h>
+
+#include <asm/apic.h>
+#include <asm/nmi.h>
 
 /* Pages a context keeps between its runs, to free them a tick later. */
 #define HELD_PER_CONTEXT	8
@@ -30,9 +40,15 @@ static unsigned int seconds = 3;
 module_param(seconds, uint, 0444);
 MODULE_PARM_DESC(seconds, "how long to run at load (default 3)");
 
+static bool nolock;
+module_param(nolock, bool, 0444);
+MODULE_PARM_DESC(nolock, "also the _nolock() API, from hard interrupts and NMIs");
+
 /* Results, readable in /sys/module/pcpcache_api_test/parameters/. */
 static atomic_long_t process_pages, softirq_pages, hardirq_pages;
 static atomic_long_t failed_allocs, dirty_pages;
+static atomic_long_t nolock_hardirq_pages, nolock_nmi_pages, nolock_failed;
+static atomic_long_t nmis, nmi_handed_frees;
 
 static int counter_get(char *buf, const struct kernel_param *kp)
 {
@@ -48,6 +64,11 @@ module_param_cb(softirq_pages, &counter_ops, &softirq_pages, 0444);
 module_param_cb(hardirq_pages, &counter_ops, &hardirq_pages, 0444);
 module_param_cb(failed_allocs, &counter_ops, &failed_allocs, 0444);
 module_param_cb(dirty_pages, &counter_ops, &dirty_pages, 0444);
+module_param_cb(nolock_hardirq_pages, &counter_ops, &nolock_hardirq_pages, 0444);
+module_param_cb(nolock_nmi_pages, &counter_ops, &nolock_nmi_pages, 0444);
+module_param_cb(nolock_failed, &counter_ops, &nolock_failed, 0444);
+module_param_cb(nmis, &counter_ops, &nmis, 0444);
+module_param_cb(nmi_handed_frees, &counter_ops, &nmi_handed_frees, 0444);
 
 /* Blocks one context holds, and their orders; only that context touches it. */
 struct held {
@@ -61,6 +82,9 @@ struct api_cpu {
 	struct timer_list timer;	/* softirq */
 	struct task_struct *thread;	/* process context */
 	struct held hard, soft;
+	struct held hard_nolock, nmi;	/* nolock=1 */
+	struct llist_head handed;	/* pages for this CPU's NMI to free */
+	atomic_t nmi_asked;		/* NMIs sent to this CPU, not yet seen */
 	bool stop;
 };
 
@@ -120,11 +144,89 @@ static void release(struct held *held)
 	give_back(held, false);
 }
 
+/* The _nolock() API: free what @held holds, then take a few pages. */
+static void exercise_nolock(struct held *held, atomic_long_t *count)
+{
+	unsigned int i, nr = get_random_u32_below(HELD_PER_CONTEXT) + 1;
+	bool clear = want_init_on_alloc(GFP_NOWAIT) || want_init_on_free();
+	struct page *page;
+
+	for (i = 0; i < held->nr; i++) {
+		memset(page_address(held->pages[i]), 0xa5, PAGE_SIZE);
+		pcpcache_free_page_nolock(held->pages[i]);
+	}
+	held->nr = 0;
+	for (i = 0; i < nr; i++) {
+		page = pcpcache_alloc_page_nolock(false);
+		if (!page) {
+			atomic_long_inc(&nolock_failed);
+			continue;
+		}
+		if (clear && memchr_inv(page_address(page), 0, PAGE_SIZE))
+			atomic_long_inc(&dirty_pages);
+		held->order[held->nr] = 0;
+		held->pages[held->nr++] = page;
+	}
+	atomic_long_add(held->nr, count);
+}
+
+/* Free what was handed to this CPU's NMI, with @free. */
+static void free_handed(struct api_cpu *ac, void (*free)(struct page *page))
+{
+	struct llist_node *node, *next;
+
+	llist_for_each_safe(node, next, llist_del_all(&ac->handed)) {
+		free(list_entry((struct list_head *)node, struct page, lru));
+		atomic_long_inc(&nmi_handed_frees);
+	}
+}
+
+static void free_page_hot(struct page *page)
+{
+	pcpcache_free_page(page, false);
+}
+
+static int nmi_fn(unsigned int type, struct pt_regs *regs)
+{
+	struct api_cpu *ac = this_cpu_ptr(&api_cpus);
+
+	if (!atomic_xchg(&ac->nmi_asked, 0))
+		return NMI_DONE;
+	atomic_long_inc(&nmis);
+	if (READ_ONCE(ac->stop))
+		return NMI_HANDLED;
+	exercise_nolock(&ac->nmi, &nolock_nmi_pages);
+	free_handed(ac, pcpcache_free_page_nolock);
+	return NMI_HANDLED;
+}
+
+/*
+ * Hand a page of this hard interrupt's (from the API every design serves
+ * here) to @cpu's NMI, which frees it with the _nolock() API, and send it
+ * one.
+ */
+static void hand_to_nmi(int cpu)
+{
+	struct api_cpu *next = per_cpu_ptr(&api_cpus, cpu);
+	struct page *page = pcpcache_alloc_page(GFP_ATOMIC | __GFP_NOWARN, false);
+
+	if (page)
+		llist_add((struct llist_node *)&page->lru, &next->handed);
+	else
+		atomic_long_inc(&failed_allocs);
+	atomic_inc(&next->nmi_asked);
+	apic->send_IPI_mask(cpumask_of(cpu), NMI_VECTOR);
+}
+
 static enum hrtimer_restart hardirq_fn(struct hrtimer *t)
 {
 	struct api_cpu *ac = container_of(t, struct api_cpu, hrtimer);
 
 	exercise(&ac->hard, GFP_ATOMIC | __GFP_NOWARN, &hardirq_pages);
+	if (nolock) {
+		exercise_nolock(&ac->hard_nolock, &nolock_hardirq_pages);
+		hand_to_nmi(cpumask_next_wrap(smp_processor_id(), &started, -1, false));
+	}
 	if (READ_ONCE(ac->stop))
 		return HRTIMER_NORESTART;
 	hrtimer_forward_now(t, ns_to_ktime(500 * NSEC_PER_USEC));
@@ -166,6 +268,16 @@ static void stop_cpu(int cpu)
 	release(&ac->soft);
 }
 
+/* Once no timer sends NMIs any more: what the NMIs held or were handed. */
+static void release_nmi(int cpu)
+{
+	struct api_cpu *ac = per_cpu_ptr(&api_cpus, cpu);
+
+	release(&ac->hard_nolock);
+	release(&ac->nmi);
+	free_handed(ac, free_page_hot);
+}
+
 static int start_cpu(int cpu)
 {
 	struct api_cpu *ac = per_cpu_ptr(&api_cpus, cpu);
@@ -193,6 +305,11 @@ static int __init api_test_init(void)
 {
 	int cpu, err = 0;
 
+	if (nolock) {
+		err = register_nmi_handler(NMI_LOCAL, nmi_fn, 0, "pcpcache_api_test");
+		if (err)
+			return err;
+	}
 	/* no CPU may come or go while its timers and thread run */
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
@@ -205,6 +322,13 @@ static int __init api_test_init(void)
 		msleep(seconds * 1000);
 	for_each_cpu(cpu, &started)
 		stop_cpu(cpu);
+	if (nolock) {
+		/* an NMI sent before the last timer stopped has arrived by now */
+		msleep(20);
+		unregister_nmi_handler(NMI_LOCAL, "pcpcache_api_test");
+		for_each_cpu(cpu, &started)
+			release_nmi(cpu);
+	}
 	cpus_read_unlock();
 
 	pr_info("%ld process, %ld softirq, %ld hardirq pages; %ld failed allocations, %ld dirty zeroed pages\n",
@@ -213,6 +337,13 @@ static int __init api_test_init(void)
 		atomic_long_read(&hardirq_pages),
 		atomic_long_read(&failed_allocs),
 		atomic_long_read(&dirty_pages));
+	if (nolock)
+		pr_info("nolock: %ld hardirq, %ld NMI pages, %ld failed; %ld NMIs, %ld pages handed to them\n",
+			atomic_long_read(&nolock_hardirq_pages),
+			atomic_long_read(&nolock_nmi_pages),
+			atomic_long_read(&nolock_failed),
+			atomic_long_read(&nmis),
+			atomic_long_read(&nmi_handed_frees));
 	if (err)
 		return err;
 	return atomic_long_read(&dirty_pages) ? -EIO : 0;

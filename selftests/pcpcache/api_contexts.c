@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -152,6 +153,110 @@ TEST_F(api, every_context_every_cpu)
 	EXPECT_NE(0, pcp_run("rmmod pcpcache 2>/dev/null"));
 	EXPECT_TRUE(pcp_exists(PCP_DIR));
 	ASSERT_EQ(0, pcp_run("rmmod " API_TEST));
+	EXPECT_EQ(0, pcp_run("rmmod pcpcache"));
+}
+
+/*
+ * The _nolock() API from hard interrupts and NMIs on every CPU, with frees
+ * of pages another CPU allocated from NMI context (nolock=1), under each
+ * locking design: the books balance, nothing is held or lost, and what
+ * could not be had at once is counted. lock=local has no lock to try:
+ * every _nolock() allocation fails, every free is deferred.
+ */
+FIXTURE(nolock) {
+	char ko[PATH_MAX];
+	struct pcp_stats st;
+	char why[256];
+};
+
+FIXTURE_VARIANT(nolock) {
+	const char *mode;
+};
+
+FIXTURE_VARIANT_ADD(nolock, single) { .mode = "single" };
+FIXTURE_VARIANT_ADD(nolock, remote) { .mode = "remote" };
+
+FIXTURE_SETUP(nolock)
+{
+	const char *why = pcp_skip_reason();
+	char exe[PATH_MAX], params[64];
+	ssize_t n;
+
+	if (why)
+		SKIP(return, "%s", why);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ASSERT_LT(0, n);
+	exe[n] = '\0';
+	snprintf(self->ko, sizeof(self->ko), "%s/" API_TEST ".ko",
+		 dirname(exe));
+	if (!pcp_exists(self->ko))
+		SKIP(return, API_TEST ".ko is not next to this program (built from module/tests/)");
+	snprintf(params, sizeof(params), "mode=%s", variant->mode);
+	ASSERT_EQ(0, pcp_reload(params));
+}
+
+FIXTURE_TEARDOWN(nolock)
+{
+	pcp_run("rmmod " API_TEST " 2>/dev/null");
+	if (pcp_exists(PCP_SYSFS))
+		pcp_run("rmmod pcpcache");
+}
+
+TEST_F(nolock, from_hardirq_and_nmi_nothing_lost)
+{
+	char path[256], lock[32] = "";
+	struct utsname u;
+	bool local, rt;
+	long failed;
+
+	pcp_path(path, sizeof(path), "lock");
+	ASSERT_LT(0, pcp_read_file(path, lock, sizeof(lock)));
+	local = !strncmp(lock, "local", 5);
+	ASSERT_EQ(0, uname(&u));
+	rt = strstr(u.version, "PREEMPT_RT");
+	ASSERT_EQ(0, pcp_run("insmod %s seconds=%d nolock=1", self->ko,
+			     API_SECONDS)) {
+		TH_LOG("insmod failed; see dmesg");
+	}
+	TH_LOG("lock %.*s: %ld hardirq, %ld NMI _nolock() pages, %ld failed; %ld NMIs, %ld handed frees",
+	       (int)strcspn(lock, "\n"), lock, param("nolock_hardirq_pages"),
+	       param("nolock_nmi_pages"), param("nolock_failed"), param("nmis"),
+	       param("nmi_handed_frees"));
+	EXPECT_LT(0, param("nmis"));
+	EXPECT_EQ(0, param("dirty_pages"));
+	EXPECT_LT(0, param("nolock_failed"));
+	EXPECT_LT(0, param("nmi_handed_frees"));
+	if (local) {
+		EXPECT_EQ(0, param("nolock_hardirq_pages"));
+		EXPECT_EQ(0, param("nolock_nmi_pages"));
+	} else {
+		/* the hrtimer's "hard" interrupt is a softirq on PREEMPT_RT */
+		EXPECT_LT(0, param("nolock_hardirq_pages"));
+		/* where the lock sleeps, and NMI context is refused */
+		if (rt) {
+			EXPECT_EQ(0, param("nolock_nmi_pages"));
+		} else {
+			EXPECT_LT(0, param("nolock_nmi_pages"));
+		}
+	}
+	failed = param("nolock_failed");
+	ASSERT_EQ(0, pcp_run("rmmod " API_TEST));
+	/* the deferred frees ran on their CPUs' irq_work */
+	pcp_wait_books_balance(self->why, sizeof(self->why));
+	ASSERT_BOOKS_BALANCE();
+	EXPECT_EQ(0, pcp_stat(&self->st, "held"));
+	EXPECT_EQ(failed, pcp_stat(&self->st, "nolock_fail"));
+	TH_LOG("trylock failures: task %lld, softirq %lld, hardirq %lld, NMI %lld; deferred frees %lld; remote frees %lld",
+	       pcp_stat(&self->st, "trylock_fail_task"),
+	       pcp_stat(&self->st, "trylock_fail_softirq"),
+	       pcp_stat(&self->st, "trylock_fail_hardirq"),
+	       pcp_stat(&self->st, "trylock_fail_nmi"),
+	       pcp_stat(&self->st, "nolock_deferred"),
+	       pcp_stat(&self->st, "remote_frees"));
+	if (local)
+		EXPECT_LT(0, pcp_stat(&self->st, "nolock_deferred"));
+	if (!strcmp(variant->mode, "remote") && !local && pcp_nr_cpus() > 1)
+		EXPECT_LT(0, pcp_stat(&self->st, "remote_frees"));
 	EXPECT_EQ(0, pcp_run("rmmod pcpcache"));
 }
 

@@ -66,7 +66,7 @@ need_pcpctl_and_module
 [ -d $T/events ] || { echo "# SKIP: no tracefs at $T (a kernel without CONFIG_EVENT_TRACING?)"; exit $ksft_skip; }
 
 echo "TAP version 13"
-echo "1..20"
+echo "1..21"
 rmmod pcpcache 2> /dev/null
 modprobe pcpcache || { echo "Bail out! modprobe pcpcache failed"; exit 1; }
 [ -d $E ] || { echo "Bail out! pcpcache is loaded but $E is missing"; exit 1; }
@@ -131,6 +131,12 @@ sum_trace()
 		}
 		if (ev == "pcpcache_high_change")
 			high[why]++
+		if (ev == "pcpcache_remote_free") {
+			# 2^order, without the math busybox awk may lack
+			for (p = 1; order-- > 0; p *= 2)
+				;
+			remote_frees += p
+		}
 		if (ev == "pcpcache_drain") {
 			by_why[why] += pages
 			if (why != "shrinker" && why != "remote" && why != "oom") {
@@ -143,7 +149,7 @@ sum_trace()
 		printf "refill %d\nrefill_pages %d\n", n["pcpcache_refill"], refill_pages
 		printf "drain %d\ndrain_pages %d\n", drains, drain_pages
 		printf "shrink_pages %d\nremote_node %d\n", by_why["shrinker"], by_why["remote"]
-		printf "oom_pages %d\n", by_why["oom"]
+		printf "oom_pages %d\nremote_frees %d\n", by_why["oom"], remote_frees
 		printf "mode_switches %d\nshrink %d\n", n["pcpcache_mode_switch"], n["pcpcache_shrink"]
 		printf "high_grew %d\nhigh_decayed %d\nhigh_cut %d\n", high["grew"], high["decayed"], high["cut"]
 		for (o = 0; o < 4; o++)
@@ -170,7 +176,7 @@ for round in 1 2 3 4; do
 	rc=$?
 	cp $D/stats /tmp/after
 	moved=1
-	for k in refill drain mode_switches shrink shrink_pages high_grew; do
+	for k in refill drain mode_switches shrink shrink_pages high_grew remote_frees; do
 		[ "$(delta $k)" -gt 0 ] || moved=0
 	done
 	[ $rc != 0 ] || [ $moved = 1 ] && break
@@ -220,6 +226,8 @@ expect "tracefs: shrink events" shrink shrink /tmp/trace-sums
 expect "tracefs: high_change events, why=grew" high_grew high_grew /tmp/trace-sums moved
 expect "tracefs: high_change events, why=decayed" high_decayed high_decayed /tmp/trace-sums
 expect "tracefs: high_change events, why=cut" high_cut high_cut /tmp/trace-sums
+# the stress switches to remote mode too, and frees through a shared file
+expect "tracefs: remote_free event pages" remote_frees remote_frees /tmp/trace-sums moved
 orders=
 for o in 0 1 2 3; do
 	orders="$orders $(awk -v k=order${o}_refill '$1 == k { print $2 }' /tmp/trace-sums)/$(delta order${o}_refill)"

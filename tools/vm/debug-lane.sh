@@ -5,7 +5,7 @@
 #
 #   debug-lane.sh [--seed N] [TEST...]
 #
-# the selftests given (default: every one) under both locking designs,
+# the selftests given (default: every one) under the three locking designs,
 # then the all-CPU stress with fail_page_alloc making the stress's own
 # allocations fail, once per design, then a load failing at each step of
 # its init (fail_init_step), then a kmemleak scan after unload
@@ -30,9 +30,9 @@ if [ "$1" = --seed ]; then
 	shift 2
 fi
 # shellcheck disable=SC2086
-sh /root/designs.sh $seed --lock local,spin "$@" || rc=1
+sh /root/designs.sh $seed --lock local,spin,trylock "$@" || rc=1
 
-echo "1..5"
+echo "1..6"
 # fail_page_alloc: 10% of the allocations of the tasks that ask for it
 # (task-filter; the stress's workers set their make-it-fail once started),
 # not their user pages (ignore-gfp-highmem), within 2000 failures a run:
@@ -45,7 +45,7 @@ echo N > $F/ignore-gfp-wait
 echo 0 > $F/min-order
 echo 0 > $F/verbose
 n=0
-for lock in local spin; do
+for lock in local spin trylock; do
 	n=$((n + 1))
 	echo "options pcpcache lock=$lock" > /etc/modprobe.d/pcpcache-lock.conf
 	echo 2000 > $F/times
@@ -77,9 +77,9 @@ for step in 1 2 3 4 5; do
 	done
 done
 if [ -z "$bad" ] && modprobe pcpcache && rmmod pcpcache; then
-	echo "ok 3 a load failing at each of the 5 steps of its init leaves nothing behind"
+	echo "ok 4 a load failing at each of the 5 steps of its init leaves nothing behind"
 else
-	echo "not ok 3 a load failing at a step of its init:$bad"
+	echo "not ok 4 a load failing at a step of its init:$bad"
 	rc=1
 fi
 
@@ -91,21 +91,21 @@ if echo scan > $K && sleep 2 && echo scan > $K; then
 	leaks=$(cat $K)
 	if [ -n "$leaks" ]; then
 		echo "$leaks" | sed 's/^/# /' | head -n 60
-		echo "not ok 4 kmemleak after unload"
+		echo "not ok 5 kmemleak after unload"
 		rc=1
 	else
-		echo "ok 4 kmemleak after unload: nothing"
+		echo "ok 5 kmemleak after unload: nothing"
 	fi
 else
-	echo "not ok 4 kmemleak after unload # kmemleak is off: see the console"
+	echo "not ok 5 kmemleak after unload # kmemleak is off: see the console"
 	rc=1
 fi
 
 if grep -q 'debug_locks: *1$' /proc/lockdep_stats; then
-	echo "ok 5 lockdep still on at the end (no report turned it off)"
+	echo "ok 6 lockdep still on at the end (no report turned it off)"
 else
 	grep 'debug_locks' /proc/lockdep_stats | sed 's/^/# /'
-	echo "not ok 5 lockdep turned itself off: it reported something (see the console)"
+	echo "not ok 6 lockdep turned itself off: it reported something (see the console)"
 	rc=1
 fi
 exit $rc

@@ -9,9 +9,9 @@
 #
 # Each --lock starts a group: its TESTs (COLLECTION:NAME, as
 # run_kselftest.sh -t takes them) run once per design of LOCKS, a comma
-# list of local, spin and default (no lock= option: the module's own
-# default); the first group's LOCKS are local,spin unless given. With no
-# TEST at all, every installed test runs under both designs. --seed N is
+# list of local, spin, trylock and default (no lock= option: the module's
+# own default); the first group's LOCKS are local,spin unless given. With
+# no TEST at all, every installed test runs under local and spin. --seed N is
 # exported as PCPCACHE_SEED, the seed of the stress selftests' random
 # choices.
 #

@@ -316,7 +316,8 @@ struct ctl_state {
 
 static const char * const ctl_knobs[] = { "batch", "high", "cold_batch",
 					  "cold_high" };
-static const char * const ctl_modes[] = { "passthrough", "single", "split" };
+static const char * const ctl_modes[] = { "passthrough", "single", "split", "remote" };
+#define NR_CTL_MODES	(int)(sizeof(ctl_modes) / sizeof(ctl_modes[0]))
 
 /*
  * Read the configuration and its generation as one: if the generation
@@ -347,7 +348,7 @@ static int ctl_read(struct ctl_state *st)
 	st->knob[1] = strcmp(high, "auto") ? strtoul(high, NULL, 10) : 0;
 	st->gen = after;
 	st->mode = -1;
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < NR_CTL_MODES; i++)
 		if (!strcmp(mode, ctl_modes[i]))
 			st->mode = i;
 	return st->mode < 0 ? -EINVAL : 0;
@@ -616,7 +617,7 @@ static void *controller_main(void *arg)
 			ctl_take_in(s, &st, &now);
 		switch (pick(&seed, 0, 9)) {
 		case 0 ... 2:
-			ctl_set_mode(s, &st, pick(&seed, 0, 2));
+			ctl_set_mode(s, &st, pick(&seed, 0, NR_CTL_MODES - 1));
 			break;
 		case 3 ... 4:
 			b = pick(&seed, 1, 256);
