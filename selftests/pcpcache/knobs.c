@@ -281,6 +281,8 @@ TEST_F(knobs, bad_writes_change_nothing)
 		{ "mode", "Single" }, { "mode", "single\n\n" },
 		{ "mode", "single split" }, { "mode", "[single]" },
 		{ "mode", " split" }, { "mode", "split\r\n" },
+		{ "mode", "Remote" }, { "mode", "remote single" },
+		{ "mode", "remot" }, { "mode", "remotes" },
 		{ "drain", "0" }, { "drain", "2" }, { "drain", "\n" },
 		{ "drain", "yes" }, { "drain", "+1" },
 		{ "config", "\n" }, { "config", "batch=+8" },

@@ -131,6 +131,36 @@ TEST_F(pcpcache, bad_mode_parameter_fails_load)
 	}
 }
 
+/* Each locking design loads and says which it is; a bad one fails the load. */
+TEST_F(pcpcache, lock_parameter_sets_design)
+{
+	static const char * const good[] = { "local", "spin", "trylock" };
+	static const char * const bad[] = {
+		"bogus", "Spin", "try", "trylocks", "\"\"", "\"spin local\"",
+	};
+	char buf[64], want[64];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		ASSERT_EQ(0, pcp_run("modprobe pcpcache lock=%s", good[i]));
+		snprintf(want, sizeof(want), "%s\n", good[i]);
+		ASSERT_LT(0, pcp_read_file(DEBUGFS_DIR "/lock", buf, sizeof(buf)));
+		EXPECT_STREQ(want, buf);
+		ASSERT_LT(0, pcp_read_file(SYSFS_MODULE "/parameters/lock", buf,
+					   sizeof(buf)));
+		EXPECT_STREQ(want, buf);
+		ASSERT_EQ(0, pcp_run("rmmod pcpcache"));
+	}
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_NE(0, pcp_run("modprobe pcpcache lock=%s 2>/dev/null", bad[i])) {
+			TH_LOG("lock=%s was accepted", bad[i]);
+		}
+		EXPECT_FALSE(pcp_exists(SYSFS_MODULE));
+		if (pcp_exists(SYSFS_MODULE))
+			pcp_run("rmmod pcpcache");
+	}
+}
+
 TEST_F(pcpcache, knob_parameters_set_knobs)
 {
 	static const char * const knobs[] = { "batch", "high", "cold_batch",
