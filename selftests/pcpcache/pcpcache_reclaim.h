@@ -27,11 +27,12 @@ FIXTURE(reclaim) {
 FIXTURE_VARIANT(reclaim) {
 	const char *params;
 	bool split;
+	bool remote;
 };
 
 FIXTURE_VARIANT_ADD(reclaim, single) { .params = "mode=single" };
 FIXTURE_VARIANT_ADD(reclaim, split) { .params = "mode=split", .split = true };
-FIXTURE_VARIANT_ADD(reclaim, remote) { .params = "mode=remote" };
+FIXTURE_VARIANT_ADD(reclaim, remote) { .params = "mode=remote", .remote = true };
 
 FIXTURE_SETUP(reclaim)
 {

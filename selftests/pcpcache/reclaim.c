@@ -87,14 +87,23 @@ TEST_F(reclaim, remote_node_pages_are_not_cached)
 	ASSERT_EQ(0, pcp_alloc(self->fd, 500, 0, &req));
 	EXPECT_EQ(0U, req.remote);
 
-	/* node 0's pages freed on node 1 go back to the buddy allocator */
+	/*
+	 * node 0's pages freed on node 1 go back to the buddy allocator; in
+	 * remote mode, home to the node 0 CPU they came from, in transit
+	 */
 	ASSERT_EQ(0, pcp_pageset_count(b, &before));
 	ASSERT_EQ(0, pcp_pin(b));
 	ASSERT_EQ(0, pcp_free(self->fd, 500, variant->split ? PCPCACHE_COLD : 0, NULL));
 	ASSERT_EQ(0, pcp_pageset_count(b, &after));
 	EXPECT_EQ(before, after);
 	ASSERT_BOOKS_BALANCE();
-	EXPECT_EQ(500, pcp_stat(&self->st, "remote_node"));
+	if (variant->remote) {
+		EXPECT_EQ(0, pcp_stat(&self->st, "remote_node"));
+		EXPECT_EQ(500, pcp_stat(&self->st, "remote_frees"));
+		EXPECT_EQ(500, pcp_stat(&self->st, "transit"));
+	} else {
+		EXPECT_EQ(500, pcp_stat(&self->st, "remote_node"));
+	}
 }
 
 TEST_HARNESS_MAIN

@@ -1287,7 +1287,10 @@ static int pattern_row(const struct opts *o, const char *mode, unsigned int nr,
 	unsigned long long ops = 0, a = 0, lops, la, lb, samples, mean, peak;
 	unsigned long long from, absorbed;
 	char cmd[64], buf[65536], *line, *save;
+	uint64_t kin = 0, kout = 0;
 	struct pcp_stats st0, st1;
+	bool counting = false;
+	struct klists kl;
 	double means = 0;
 	unsigned int r;
 	int cpu, err;
@@ -1302,12 +1305,17 @@ static int pattern_row(const struct opts *o, const char *mode, unsigned int nr,
 		err = pcp_write("drain", "1");
 	for (r = 0; r <= o->reps && !err; r++) {
 		if (r == 1 && pcp_read_stats(&st0))
-			return FAILED;
-		err = bench_cancel ? -EINTR : pcp_write("bench", cmd);
+			err = -EIO;
+		/* the kernel's lists: their traffic with the zones, by tracefs */
+		if (r == 1 && !mode && !err)
+			counting = !klists_start(&kl);
+		err = err ?: bench_cancel ? -EINTR : pcp_write("bench", cmd);
 		if (err || !r)
 			continue;
-		if (pcp_read_file(PCP_DIR "/bench", buf, sizeof(buf)) < 0)
-			return FAILED;
+		if (pcp_read_file(PCP_DIR "/bench", buf, sizeof(buf)) < 0) {
+			err = -EIO;
+			break;
+		}
 		for (line = strtok_r(buf, "\n", &save); line;
 		     line = strtok_r(NULL, "\n", &save)) {
 			if (sscanf(line, "parked %llu %llu %llu", &samples, &mean,
@@ -1321,6 +1329,8 @@ static int pattern_row(const struct opts *o, const char *mode, unsigned int nr,
 			}
 		}
 	}
+	if (counting)
+		klists_stop(&kl, &kin, &kout);
 	if (err == -E2BIG) {
 		snprintf(p->skipped, sizeof(p->skipped),
 			 "'%s' would hold more than an eighth of RAM at once (E2BIG)", cmd);
@@ -1337,9 +1347,11 @@ static int pattern_row(const struct opts *o, const char *mode, unsigned int nr,
 	}
 	p->cycles = (double)a / ops;
 	p->parked_mean = means / o->reps;
-	/* the kernel's own traffic with its buddy allocator is not counted */
-	p->buddy_in = mode ? per_1000(&st0, &st1, "buddy_alloc", ops) : NAN;
-	p->buddy_out = mode ? per_1000(&st0, &st1, "buddy_free", ops) : NAN;
+	/* the kernel's lists: pages they took from and gave to the zones */
+	p->buddy_in = mode ? per_1000(&st0, &st1, "buddy_alloc", ops) :
+		      counting ? 1000.0 * kin / ops : NAN;
+	p->buddy_out = mode ? per_1000(&st0, &st1, "buddy_free", ops) :
+		       counting ? 1000.0 * kout / ops : NAN;
 	p->refills = mode ? per_1000(&st0, &st1, "refill", ops) : NAN;
 	p->drains = mode ? per_1000(&st0, &st1, "drain", ops) : NAN;
 	/* counters of the designs with remote frees, where the module has them */
@@ -1413,8 +1425,10 @@ static int run_patterns(const struct opts *o)
 		"allocator, refills, drains; cycles per operation; pages parked (cached or in\n"
 		"transit: mean and peak after each burst; per CPU at the end); sums of %u runs\n"
 		"after an untimed one. kernel: alloc_pages() itself, the kernel's own lists (%s,\n"
-		"CPU 0: high %ld, batch %ld): their buddy traffic is not counted, as in pcpctl\n"
-		"fault, and parked is what they hold, every CPU and zone\n",
+		"CPU 0: high %ld, batch %ld): in and out are the pages they refilled from and\n"
+		"drained to the zones (tracefs: kmem:mm_page_alloc_zone_locked with\n"
+		"percpu_refill, kmem:mm_page_pcpu_drain), whatever else ran meanwhile; their\n"
+		"refills and drains are not counted; parked is what they hold, every CPU and zone\n",
 		nr, PATTERN_KEEP, nr, o->reps, zone, high, batch);
 	if (o->js)
 		json_begin(o->js, "benchmarks", '[');

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "pcpcache_stress.h"
@@ -24,6 +25,15 @@ int cmd_bench(int argc, char **argv);
 int cmd_fault(int argc, char **argv);
 /* fault.c: the kernel's own lists, for the kernel rows of bench and fault */
 void kernel_pagesets(char *zone, long *high, long *batch);
+
+/* record.c: the kernel's own lists' refills and drains, counted by tracefs */
+#define KLISTS_NR	2
+struct klists {
+	char inst[KLISTS_NR][256];
+};
+
+int klists_start(struct klists *k);
+void klists_stop(struct klists *k, uint64_t *refilled, uint64_t *drained);
 int cmd_set(int argc, char **argv);
 
 /* record.c, simulate.c, replay.c: traces (trace.h) */

@@ -161,6 +161,103 @@ static uint64_t overruns(const char *inst)
 	return sum;
 }
 
+/* The events of @inst, kept and lost (overrun), summed over its CPUs. */
+static uint64_t instance_events(const char *inst)
+{
+	char path[600], *line = NULL;
+	unsigned long long v, sum = 0;
+	size_t cap = 0;
+	int cpu;
+	FILE *f;
+
+	for (cpu = 0; cpu < PCP_TRACE_MAX_CPUS; cpu++) {
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", inst, cpu);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (getline(&line, &cap, f) > 0)
+			if (sscanf(line, "entries: %llu", &v) == 1 ||
+			    sscanf(line, "overrun: %llu", &v) == 1)
+				sum += v;
+		fclose(f);
+	}
+	free(line);
+	return sum;
+}
+
+/*
+ * The kernel's own per-CPU lists' traffic with the zones, counted by
+ * tracefs: a page refilled into them is an mm_page_alloc_zone_locked
+ * event with percpu_refill set, one drained an mm_page_pcpu_drain event
+ * (order 0: an event a page). Each in a tracefs instance of its own,
+ * counted from the ring buffer's statistics, so nothing is read.
+ */
+static const char *const klists_events[KLISTS_NR][2] = {
+	{ "mm_page_alloc_zone_locked", "percpu_refill == 1" },
+	{ "mm_page_pcpu_drain", NULL },
+};
+
+static void klists_remove(struct klists *k, int upto)
+{
+	char path[300];
+	int i;
+
+	for (i = 0; i < upto; i++) {
+		write_str(k->inst[i], "tracing_on", "0");
+		snprintf(path, sizeof(path), "events/kmem/%s/enable", klists_events[i][0]);
+		write_str(k->inst[i], path, "0");
+		if (rmdir(k->inst[i]))
+			fprintf(stderr, "%s: %s: %s (remove it by hand)\n", who,
+				k->inst[i], strerror(errno));
+	}
+}
+
+/**
+ * klists_start - start counting the kernel's lists' refills and drains
+ * @k: where the instances are kept, for klists_stop()
+ *
+ * Return: 0, or -1 said (no tracefs, not root).
+ */
+int klists_start(struct klists *k)
+{
+	const char *root = tracefs();
+	char path[300];
+	int i;
+
+	if (!root) {
+		fprintf(stderr, "%s: no writable tracefs: the kernel's lists are not counted\n", who);
+		return -1;
+	}
+	for (i = 0; i < KLISTS_NR; i++) {
+		snprintf(k->inst[i], sizeof(k->inst[i]), "%s/instances/pcpctl-%d-%d",
+			 root, (int)getpid(), i);
+		if (mkdir(k->inst[i], 0700))
+			goto fail;
+		snprintf(path, sizeof(path), "events/kmem/%s/filter", klists_events[i][0]);
+		if ((klists_events[i][1] &&
+		     write_str(k->inst[i], path, klists_events[i][1])) ||
+		    (snprintf(path, sizeof(path), "events/kmem/%s/enable",
+			      klists_events[i][0]),
+		     write_str(k->inst[i], path, "1"))) {
+			i++;
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	fprintf(stderr, "%s: %s: %s\n", who, k->inst[i > 0 ? i - 1 : 0], strerror(errno));
+	klists_remove(k, i);
+	return -1;
+}
+
+/* Stop counting: the pages refilled and drained since klists_start(). */
+void klists_stop(struct klists *k, uint64_t *refilled, uint64_t *drained)
+{
+	*refilled = instance_events(k->inst[0]);
+	*drained = instance_events(k->inst[1]);
+	klists_remove(k, KLISTS_NR);
+}
+
 static volatile sig_atomic_t record_stop;
 
 static void on_record_signal(int sig)
