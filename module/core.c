@@ -290,13 +290,15 @@ static void pcpcache_stash(struct list_head *pages, unsigned int order,
  */
 static noinline void pcpcache_absorb(void)
 {
+	int cpu = raw_smp_processor_id();
+	unsigned int order, nr, taken;
 	struct page *page, *next;
 	struct pcpcache_cut in;
-	unsigned int order, nr;
 	LIST_HEAD(step);
 
 	mag_cut_init(&in);
-	if (!pcpcache_transit_take(raw_smp_processor_id(), &in))
+	taken = pcpcache_transit_take(cpu, &in, false);
+	if (!taken)
 		return;
 	for (order = 0; order < PCPCACHE_NR_ORDERS; order++) {
 		nr = 0;
@@ -313,6 +315,8 @@ static noinline void pcpcache_absorb(void)
 			INIT_LIST_HEAD(&step);
 		}
 	}
+	/* counted in transit until now: pushes meanwhile saw them there */
+	pcpcache_transit_settle(cpu, taken);
 }
 
 /*
@@ -881,13 +885,12 @@ static noinline void pcpcache_freed_remote(unsigned int order)
 
 /*
  * remote mode: send a block another CPU owns home. Preemption stays off
- * from the look at the owner to the push (owner.c says why). Return:
- * whether it went.
+ * from the look at the owner to the push (owner.c says why).
  */
-static __always_inline bool pcpcache_free_to_owner(struct page *page,
-						   unsigned int order)
+static __always_inline enum pcpcache_sent
+pcpcache_free_to_owner(struct page *page, unsigned int order)
 {
-	bool sent = false;
+	enum pcpcache_sent sent = PCPCACHE_SENT_NOT;
 	int owner;
 
 	preempt_disable();
@@ -896,6 +899,15 @@ static __always_inline bool pcpcache_free_to_owner(struct page *page,
 		sent = pcpcache_send_home(page, order, owner);
 	preempt_enable();
 	return sent;
+}
+
+/* Its owner had no room: the buddy allocator, as its drain would. */
+static noinline void pcpcache_free_overflow(struct page *page,
+					    unsigned int order)
+{
+	page_ref_unfreeze(page, 1);
+	pcpcache_free_buddy(page, order);
+	pcpcache_count(PCPCACHE_REMOTE_OVERFLOW, 1U << order);
 }
 
 static __always_inline void pcpcache_free(struct page *page, unsigned int order,
@@ -937,9 +949,17 @@ static __always_inline void pcpcache_free(struct page *page, unsigned int order,
 
 	/* whatever the user left there, the block is not clean */
 	set_page_private(page, 0);
-	if (unlikely(pcpcache_routing_frees()) &&
-	    pcpcache_free_to_owner(page, order))
-		return;
+	if (unlikely(pcpcache_routing_frees())) {
+		switch (pcpcache_free_to_owner(page, order)) {
+		case PCPCACHE_SENT_HOME:
+			return;
+		case PCPCACHE_SENT_FULL:
+			pcpcache_free_overflow(page, order);
+			return;
+		default:
+			break;
+		}
+	}
 	pc = pcpcache_lock_this_cpu(&flags);
 	if (unlikely(!pc)) {
 		/* lock=trylock, and the lock is held: to the buddy allocator */
@@ -1135,8 +1155,19 @@ void pcpcache_free_page_nolock(struct page *page)
 		return;
 	}
 	set_page_private(page, 0);
-	if (pcpcache_routing_frees() && pcpcache_free_to_owner(page, 0))
-		goto freed;
+	if (pcpcache_routing_frees()) {
+		switch (pcpcache_free_to_owner(page, 0)) {
+		case PCPCACHE_SENT_HOME:
+			goto freed;
+		case PCPCACHE_SENT_FULL:
+			/* the buddy allocator, later: not from here */
+			page_ref_unfreeze(page, 1);
+			pcpcache_defer_free(page);
+			return;
+		default:
+			break;
+		}
+	}
 	pc = pcpcache_trylock_any(&flags);
 	if (!pc) {
 		pcpcache_lock_failed();

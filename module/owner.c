@@ -7,9 +7,11 @@
  * context; the owner absorbs the list into its magazine at its next
  * allocation, without cutting its list to high (the next local free over
  * high does), and a drain, a reconfiguration or the shrinker gives the
- * pages on it back. A free on the owner's CPU is single mode's, and so is
- * one that would take the owner's pages, cached and in transit, past twice
- * its high: what a CPU parks stays bounded.
+ * pages on it back. A free on the owner's CPU is single mode's. One that
+ * would take the owner's transit list past its high and a batch goes to
+ * the buddy allocator, as the owner's drain would give it
+ * (remote_overflow): what a CPU parks stays bounded, and the freeing CPU,
+ * which does not use it, does not park it either.
  *
  * The record is a table of one u16 per page frame (0.05% of the memory),
  * allocated when remote mode is first chosen and kept until unload. The
@@ -88,11 +90,13 @@ void pcpcache_owners_exit(void)
  * Called with preemption off (see the top of this file). Safe in any
  * context: nothing here takes a lock.
  *
- * Return: true when it went; false when the caller keeps it: the owner is
- * offline, holds twice its high already, or the block's pageblock is
- * isolated or CMA.
+ * Return: PCPCACHE_SENT_HOME when it went; PCPCACHE_SENT_FULL when the
+ * owner's transit list would pass its high and a batch (the caller gives
+ * it to the buddy allocator, as the owner's drain would); PCPCACHE_SENT_NOT when the caller keeps it: the owner is
+ * offline, or the block's pageblock is isolated or CMA.
  */
-bool pcpcache_send_home(struct page *page, unsigned int order, int owner)
+enum pcpcache_sent pcpcache_send_home(struct page *page, unsigned int order,
+				      int owner)
 {
 	struct pcpcache_transit *t;
 	struct pcpcache_list *list;
@@ -100,14 +104,14 @@ bool pcpcache_send_home(struct page *page, unsigned int order, int owner)
 
 	if (owner >= nr_cpu_ids || !cpu_online(owner) ||
 	    pcpcache_page_block_refused(page))
-		return false;
+		return PCPCACHE_SENT_NOT;
 	pc = per_cpu_ptr(&pcpcache_cpus, owner);
 	t = &pc->transit;
 	list = &pc->mag.lists[PCPCACHE_LIST_HOT];
-	/* the owner's pages, cached and coming, stay within twice its high */
+	/* the owner's pages, cached and coming, stay within high and a batch */
 	if (atomic_read(&t->pages) + READ_ONCE(list->count) + (1U << order) >
-	    2 * READ_ONCE(list->high))
-		return false;
+	    READ_ONCE(list->high) + READ_ONCE(list->batch))
+		return PCPCACHE_SENT_FULL;
 	/* the order rides along; a transit block is never clean */
 	set_page_private(page, order);
 	/* counted first, so that an absorber never takes more than counted */
@@ -115,20 +119,24 @@ bool pcpcache_send_home(struct page *page, unsigned int order, int owner)
 	llist_add((struct llist_node *)&page->lru, &t->blocks);
 	pcpcache_count(PCPCACHE_REMOTE_FREES, 1U << order);
 	trace_pcpcache_remote_free(smp_processor_id(), owner, order);
-	return true;
+	return PCPCACHE_SENT_HOME;
 }
 
 /**
  * pcpcache_transit_take - take everything on a CPU's transit list
  * @cpu: the CPU
  * @cut: where the blocks go, by order, newest first
+ * @settle: no longer count them in transit; else pcpcache_transit_settle()
+ *	    does, once they are in the magazine, so that pushes meanwhile
+ *	    find the owner's room as it is (an absorb)
  *
  * From any CPU: llist_del_all() may race with pushes and other takers.
  * Walks the list, so call it without a magazine's lock.
  *
  * Return: the base pages taken.
  */
-unsigned int pcpcache_transit_take(int cpu, struct pcpcache_cut *cut)
+unsigned int pcpcache_transit_take(int cpu, struct pcpcache_cut *cut,
+				   bool settle)
 {
 	struct pcpcache_transit *t = &per_cpu_ptr(&pcpcache_cpus, cpu)->transit;
 	struct llist_node *node, *next;
@@ -145,10 +153,17 @@ unsigned int pcpcache_transit_take(int cpu, struct pcpcache_cut *cut)
 		list_add_tail(&page->lru, &cut->pages[order]);
 		nr += 1U << order;
 	}
-	atomic_sub(nr, &t->pages);
 	cut->count += nr;
-	pcpcache_count(PCPCACHE_REMOTE_ABSORBED, nr);
+	if (settle)
+		pcpcache_transit_settle(cpu, nr);
 	return nr;
+}
+
+/* @nr pages taken from @cpu's transit list are where they go now. */
+void pcpcache_transit_settle(int cpu, unsigned int nr)
+{
+	atomic_sub(nr, &per_cpu_ptr(&pcpcache_cpus, cpu)->transit.pages);
+	pcpcache_count(PCPCACHE_REMOTE_ABSORBED, nr);
 }
 
 /* The base pages on @cpu's transit list, read without taking it. */

@@ -52,8 +52,18 @@ static __always_inline void pcpcache_owner_claim(struct page *page, int cpu)
 
 int pcpcache_owners_ready(void);
 void pcpcache_owners_exit(void);
-bool pcpcache_send_home(struct page *page, unsigned int order, int owner);
-unsigned int pcpcache_transit_take(int cpu, struct pcpcache_cut *cut);
+/* What pcpcache_send_home() did with a block. */
+enum pcpcache_sent {
+	PCPCACHE_SENT_NOT,	/* not sent: the caller frees it as its own */
+	PCPCACHE_SENT_HOME,	/* on its owner's transit list */
+	PCPCACHE_SENT_FULL,	/* the owner has no room: the buddy allocator's */
+};
+
+enum pcpcache_sent pcpcache_send_home(struct page *page, unsigned int order,
+				      int owner);
+unsigned int pcpcache_transit_take(int cpu, struct pcpcache_cut *cut,
+				   bool settle);
+void pcpcache_transit_settle(int cpu, unsigned int nr);
 unsigned int pcpcache_cpu_transit(int cpu);
 unsigned long pcpcache_transit_pages(int nid);
 

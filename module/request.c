@@ -193,7 +193,7 @@ static void pcpcache_carry_out(int cpu, enum pcpcache_reach how,
 	int mag_cpu;
 
 	mag_cut_init(&out);
-	pcpcache_transit_take(pcpcache_reach_target(cpu, how), &out);
+	pcpcache_transit_take(pcpcache_reach_target(cpu, how), &out, true);
 	do {
 		pc = pcpcache_reach_lock(cpu, how, &flags);
 		mag_cpu = pcpcache_reach_cpu(cpu, how);
@@ -230,7 +230,7 @@ static unsigned long pcpcache_shrink_mag(int cpu, enum pcpcache_reach how,
 	mag_cut_init(&out);
 	/* what is in transit first: it is not even in the magazine */
 	if (cpu_to_mem(mag_cpu) == nid) {
-		freed = pcpcache_transit_take(mag_cpu, &out);
+		freed = pcpcache_transit_take(mag_cpu, &out, true);
 		pcpcache_give_back_drained(&out, mag_cpu, why);
 	}
 	while (freed < nr) {

@@ -55,6 +55,7 @@ static const char * const pcpcache_stat_names[PCPCACHE_NR_STATS] = {
 	[PCPCACHE_HIGH_CUT]	= "high_cut",
 	[PCPCACHE_REMOTE_FREES]	= "remote_frees",
 	[PCPCACHE_REMOTE_ABSORBED] = "remote_absorbed",
+	[PCPCACHE_REMOTE_OVERFLOW] = "remote_overflow",
 	[PCPCACHE_TRYLOCK_FAIL_TASK] = "trylock_fail_task",
 	[PCPCACHE_TRYLOCK_FAIL_SOFTIRQ] = "trylock_fail_softirq",
 	[PCPCACHE_TRYLOCK_FAIL_HARDIRQ] = "trylock_fail_hardirq",

@@ -47,6 +47,7 @@ enum pcpcache_stat {
 	PCPCACHE_HIGH_CUT,	/* ... was cut for the shrinker */
 	PCPCACHE_REMOTE_FREES,	/* pages freed to the CPU they were cached on */
 	PCPCACHE_REMOTE_ABSORBED, /* ... taken off its transit list again */
+	PCPCACHE_REMOTE_OVERFLOW, /* ... given back instead: the owner was full */
 	PCPCACHE_TRYLOCK_FAIL_TASK,	/* lock=trylock: failed in process context */
 	PCPCACHE_TRYLOCK_FAIL_SOFTIRQ,	/* ... in softirq context */
 	PCPCACHE_TRYLOCK_FAIL_HARDIRQ,	/* ... in hard interrupt context */

@@ -59,8 +59,10 @@ list_names()
 	awk '{ print "counter", $1 }' "$DBG/stats"
 	head -n 1 "$DBG/stats_percpu" | tr ' ' '\n' | awk 'NF { print "percpu-column", $1 }'
 	head -n 1 "$DBG/pagesets" | tr -s ' ' '\n' | awk 'NF { print "pagesets-column", $1 }'
-	echo split > "$DBG/mode" || return 1
-	head -n 1 "$DBG/pagesets" | tr -s ' ' '\n' | awk 'NF { print "pagesets-column", $1 }'
+	for mode in split remote; do
+		echo $mode > "$DBG/mode" || return 1
+		head -n 1 "$DBG/pagesets" | tr -s ' ' '\n' | awk 'NF { print "pagesets-column", $1 }'
+	done
 	tr ' ' '\n' < "$DBG/config" | awk -F= 'NF { print "config-key", $1 }'
 	tr ' ' '\n' < "$DBG/limits" | awk -F= 'NF { print "limits-key", $1 }'
 	for f in "$PARAMS"/*; do

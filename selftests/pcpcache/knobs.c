@@ -705,7 +705,7 @@ TEST_F(knobs, stats_has_every_counter)
 		"drain_pages", "buddy_alloc", "buddy_free", "cached", "held",
 		"mode_switches", "alloc_zeroed", "remote_node", "shrink",
 		"shrink_pages", "fault_injected", "oom", "oom_pages", "oom_late",
-		"remote_frees", "remote_absorbed", "transit",
+		"remote_frees", "remote_absorbed", "remote_overflow", "transit",
 	};
 	size_t i;
 

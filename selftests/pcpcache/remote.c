@@ -22,7 +22,8 @@
 #define STEP		64
 #define BURST		512
 #define ROUNDS		40	/* of STEP per allocator and burst */
-#define MOVED		500	/* pages sent from CPU 1 to CPU 0 by hand */
+/* pages sent from CPU 1 to CPU 0 by hand: within high + batch, all go */
+#define MOVED		400
 
 FIXTURE(remote) {
 	struct pcp_stats st;
@@ -87,10 +88,11 @@ static void *allocate(void *arg)
  * purger (the caller) on CPU 0 freeing BURST of an allocator's pages once
  * it holds that many, and what is left at the end. Then a drain. Return:
  * the pages taken from and given back to the buddy allocator per 1000
- * operations over the run, or -1.
+ * operations over the run; in @peak the most pages parked (cached or in
+ * transit) after a burst.
  */
 static double purger_run(struct __test_metadata *_metadata,
-			 FIXTURE_DATA(remote) *self)
+			 FIXTURE_DATA(remote) *self, long long *peak)
 {
 	struct allocator a[PCP_MAX_CPUS];
 	struct pcpcache_pages req;
@@ -99,6 +101,7 @@ static double purger_run(struct __test_metadata *_metadata,
 
 	ASSERT_EQ(0, pcp_write("drain", "1"));
 	ASSERT_EQ(0, pcp_read_stats(&self->st));
+	*peak = 0;
 	ops = pcp_stat(&self->st, "alloc") + pcp_stat(&self->st, "free");
 	buddy = pcp_stat(&self->st, "buddy_alloc") + pcp_stat(&self->st, "buddy_free");
 	memset(a, 0, sizeof(a));
@@ -117,6 +120,10 @@ static double purger_run(struct __test_metadata *_metadata,
 				continue;
 			ASSERT_EQ(0, pcp_free(a[i].fd, BURST, 0, NULL));
 			__atomic_sub_fetch(&a[i].held, BURST, __ATOMIC_RELEASE);
+			ASSERT_EQ(0, pcp_read_stats(&self->st));
+			if (pcp_stat(&self->st, "cached") + pcp_stat(&self->st, "transit") > *peak)
+				*peak = pcp_stat(&self->st, "cached") +
+					pcp_stat(&self->st, "transit");
 		}
 		usleep(100);
 	} while (running);
@@ -141,28 +148,54 @@ static double purger_run(struct __test_metadata *_metadata,
 }
 
 /*
- * single mode gives the buddy allocator nearly a page per operation on
- * this pattern (the purger's list overflows, the allocators' run dry);
- * remote mode, whose frees go home, at least 5 times fewer.
+ * Through the user file: single mode gives the buddy allocator nearly a
+ * page per operation (the purger's list overflows, the allocators' run
+ * dry); remote mode, whose frees go home, at least 3 times fewer (issue
+ * 27's figures, from the in-kernel benchmark, are make bench's), parking
+ * no more than single mode and each CPU's room: the high and a batch its
+ * cached pages and those in transit stay within, and a refill's rest.
  */
-TEST_F(remote, purger_pattern_takes_5x_fewer_buddy_pages_than_single)
+TEST_F(remote, user_purger_takes_3x_fewer_buddy_pages_than_single)
 {
+	long long sent, single_peak, remote_peak;
 	double single, remote;
-	long long sent;
 
 	ASSERT_EQ(0, pcp_write("mode", "single"));
-	single = purger_run(_metadata, self);
-	ASSERT_LE(0, single);
+	single = purger_run(_metadata, self, &single_peak);
 	EXPECT_EQ(0, pcp_stat(&self->st, "remote_frees"));
 	ASSERT_EQ(0, pcp_write("mode", "remote"));
-	remote = purger_run(_metadata, self);
-	ASSERT_LE(0, remote);
+	remote = purger_run(_metadata, self, &remote_peak);
 	sent = pcp_stat(&self->st, "remote_frees");
-	TH_LOG("buddy pages per 1000 operations: single %.1f, remote %.1f; remote_frees %lld",
-	       single, remote, sent);
+	TH_LOG("buddy pages per 1000 operations: single %.1f, remote %.1f; peak parked: single %lld, remote %lld; remote_frees %lld, remote_overflow %lld",
+	       single, remote, single_peak, remote_peak, sent,
+	       pcp_stat(&self->st, "remote_overflow"));
 	EXPECT_LT(0, sent);
 	EXPECT_EQ(sent, pcp_stat(&self->st, "remote_absorbed"));
-	EXPECT_LE(5 * remote, single);
+	EXPECT_LE(3 * remote, single);
+	EXPECT_LE(remote_peak, single_peak + pcp_nr_cpus() * (378 + 2 * 63));
+}
+
+/*
+ * What the owner has no room for goes back: its cached pages and those in
+ * transit stay within its high and a batch.
+ */
+TEST_F(remote, a_free_beyond_the_owners_room_goes_back)
+{
+	long long buddy, room;
+	long cached;
+
+	ASSERT_EQ(0, pcp_pin(1));
+	ASSERT_EQ(0, pcp_alloc(self->fd, 600, 0, NULL));
+	ASSERT_EQ(0, pcp_pageset_count(1, &cached));
+	room = 378 + 63 - cached;
+	ASSERT_EQ(0, pcp_read_stats(&self->st));
+	buddy = pcp_stat(&self->st, "buddy_free");
+	ASSERT_EQ(0, pcp_pin(0));
+	ASSERT_EQ(0, pcp_free(self->fd, 600, 0, NULL));
+	ASSERT_BOOKS_BALANCE();
+	EXPECT_EQ(room, pcp_stat(&self->st, "transit"));
+	EXPECT_EQ(600 - room, pcp_stat(&self->st, "remote_overflow"));
+	EXPECT_EQ(buddy + 600 - room, pcp_stat(&self->st, "buddy_free"));
 }
 
 /* MOVED pages cached on CPU 1, allocated there and freed on CPU 0. */

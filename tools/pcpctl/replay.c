@@ -53,7 +53,7 @@ static const char *replay_help =
 static const char *const counters[] = {
 	"alloc_hit", "alloc_miss", "refill", "refill_pages", "drain",
 	"drain_pages", "buddy_alloc", "buddy_free", "remote_frees",
-	"remote_absorbed",
+	"remote_absorbed", "remote_overflow",
 };
 
 #define NR_COUNTERS	ARRAY_SIZE(counters)
@@ -63,7 +63,7 @@ static uint64_t sim_counter(const struct sim_cpu *c, unsigned int k)
 	const uint64_t v[NR_COUNTERS] = {
 		c->alloc_hit, c->alloc_miss, c->refill, c->refill_pages,
 		c->drain, c->drain_pages, c->buddy_alloc, c->buddy_free,
-		c->remote_frees, c->remote_absorbed,
+		c->remote_frees, c->remote_absorbed, c->remote_overflow,
 	};
 
 	return v[k];

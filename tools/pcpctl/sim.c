@@ -11,8 +11,9 @@
  * as request.c's work does. Blocks are list nodes of a pool: identity
  * matters only as far as the lists order them, and in remote mode for the
  * CPU that owns each (owner.c): a free elsewhere goes onto the owner's
- * transit list, within twice its high, and the owner's next allocation
- * takes the list into its magazine uncut.
+ * transit list, within its high and a batch (beyond, to the buddy
+ * allocator), and the owner's next allocation takes the list into its
+ * magazine uncut.
  *
  * Kept free of kernel-only calls, like magazine.c: it builds against the
  * kernel's tools/include/linux/list.h.
@@ -152,7 +153,10 @@ static void sim_absorb(struct sim *sim, unsigned int cpu)
 	mag_cut_init(t);
 }
 
-/* owner.c's pcpcache_send_home(): whether @node went to its owner. */
+/*
+ * owner.c's pcpcache_send_home(): whether @node went to its owner, or,
+ * the owner being full, to the buddy allocator.
+ */
 static bool sim_send_home(struct sim *sim, unsigned int cpu,
 			  struct list_head *node, unsigned int order)
 {
@@ -165,8 +169,13 @@ static bool sim_send_home(struct sim *sim, unsigned int cpu,
 		return false;
 	t = &sim->transit[owner];
 	list = &sim->mag[owner].lists[PCPCACHE_LIST_HOT];
-	if (t->count + list->count + pages > 2 * list->high)
-		return false;
+	if (t->count + list->count + pages > list->high + list->batch) {
+		sim->cpu[cpu].buddy_free += pages;
+		sim->cpu[cpu].direct++;
+		sim->cpu[cpu].remote_overflow += pages;
+		pool_put(&sim->pool, node);
+		return true;
+	}
 	list_add(node, &t->pages[order]);
 	t->count += pages;
 	sim->in_transit += pages;
@@ -328,6 +337,7 @@ void sim_result_finish(struct sim_result *r, double parked_sum)
 		t->direct += c->direct;
 		t->remote_frees += c->remote_frees;
 		t->remote_absorbed += c->remote_absorbed;
+		t->remote_overflow += c->remote_overflow;
 		if (c->parked_peak > r->parked_peak_cpu)
 			r->parked_peak_cpu = c->parked_peak;
 	}

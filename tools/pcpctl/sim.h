@@ -37,6 +37,7 @@ struct sim_cpu {
 	uint64_t direct;		/* allocations and frees sent to the buddy allocator */
 	uint64_t remote_frees;		/* remote: pages sent to their owner */
 	uint64_t remote_absorbed;	/* ... taken off this CPU's transit list */
+	uint64_t remote_overflow;	/* ... given back: the owner was full */
 	uint64_t parked_peak;		/* pages cached (and in transit) at once, most */
 };
 

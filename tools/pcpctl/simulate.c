@@ -365,6 +365,10 @@ static void json_result(struct json *js, const char *label,
 	json_uint(js, "refill_pages", r->total.refill_pages);
 	json_uint(js, "drain", r->total.drain);
 	json_uint(js, "drain_pages", r->total.drain_pages);
+	json_uint(js, "buddy_alloc", r->total.buddy_alloc);
+	json_uint(js, "buddy_free", r->total.buddy_free);
+	json_uint(js, "remote_frees", r->total.remote_frees);
+	json_uint(js, "remote_overflow", r->total.remote_overflow);
 	json_num(js, "parked_mean", r->parked_mean);
 	json_uint(js, "parked_peak", r->total.parked_peak);
 	json_uint(js, "parked_peak_cpu", r->parked_peak_cpu);
