@@ -8,8 +8,8 @@
  * allocation, without cutting its list to high (the next local free over
  * high does), and a drain, a reconfiguration or the shrinker gives the
  * pages on it back. A free on the owner's CPU is single mode's. One that
- * would take the owner's transit list past its high and a batch goes to
- * the buddy allocator, as the owner's drain would give it
+ * would take the owner's pages, cached and in transit, past its high and
+ * a batch goes to the buddy allocator, as the owner's drain would give it
  * (remote_overflow): what a CPU parks stays bounded, and the freeing CPU,
  * which does not use it, does not park it either.
  *
@@ -91,8 +91,9 @@ void pcpcache_owners_exit(void)
  * context: nothing here takes a lock.
  *
  * Return: PCPCACHE_SENT_HOME when it went; PCPCACHE_SENT_FULL when the
- * owner's transit list would pass its high and a batch (the caller gives
- * it to the buddy allocator, as the owner's drain would); PCPCACHE_SENT_NOT when the caller keeps it: the owner is
+ * owner's cached pages and those in transit would pass its high and a
+ * batch (the caller gives it to the buddy allocator, as the owner's drain
+ * would); PCPCACHE_SENT_NOT when the caller keeps it: the owner is
  * offline, or the block's pageblock is isolated or CMA.
  */
 enum pcpcache_sent pcpcache_send_home(struct page *page, unsigned int order,
