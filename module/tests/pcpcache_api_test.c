@@ -190,7 +190,8 @@ static int nmi_fn(unsigned int type, struct pt_regs *regs)
 {
 	struct api_cpu *ac = this_cpu_ptr(&api_cpus);
 
-	if (!atomic_xchg(&ac->nmi_asked, 0))
+	/* one NMI a send: two sent close together may arrive as one */
+	if (atomic_dec_if_positive(&ac->nmi_asked) < 0)
 		return NMI_DONE;
 	atomic_long_inc(&nmis);
 	if (READ_ONCE(ac->stop))

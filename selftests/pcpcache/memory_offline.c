@@ -25,7 +25,10 @@
 /*
  * Blocks tried a run. A block the kernel's own pages keep online is lost
  * to the runs after it in the same boot (the other modes, the other
- * design: six runs in make check's guest, whose DIMM has twelve blocks);
+ * design: six runs in make check's guest, whose DIMM has eight blocks; a
+ * run finding fewer than two offline uses what it finds); a larger DIMM
+ * leaves more memory online for the safety test's noreclaim case to hold,
+ * which then starves the guest for longer (an OOM kill seen at twelve);
  * one that goes offline again is there for the next.
  */
 #define BLOCKS_A_RUN	2
