@@ -144,10 +144,16 @@ static void release(struct held *held)
 	give_back(held, false);
 }
 
+/*
+ * How many pages a _nolock() round takes: not from get_random_*(), whose
+ * lock NMI context may not take; from a counter of the rounds instead.
+ */
+static DEFINE_PER_CPU(unsigned int, nolock_rounds);
+
 /* The _nolock() API: free what @held holds, then take a few pages. */
 static void exercise_nolock(struct held *held, atomic_long_t *count)
 {
-	unsigned int i, nr = get_random_u32_below(HELD_PER_CONTEXT) + 1;
+	unsigned int i, nr = this_cpu_inc_return(nolock_rounds) % HELD_PER_CONTEXT + 1;
 	bool clear = want_init_on_alloc(GFP_NOWAIT) || want_init_on_free();
 	struct page *page;
 
