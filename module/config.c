@@ -129,7 +129,8 @@ static int pcpcache_edit_mode(struct pcpcache_config *cfg, void *arg)
  * pcpcache_set_mode - switch every CPU to another mode
  * @mode: the new mode
  *
- * Return: 0, or -EINVAL for an unknown mode.
+ * Return: 0, -EINVAL for an unknown mode, or -ENOMEM when remote mode
+ * cannot have its owner table.
  */
 int pcpcache_set_mode(enum pcpcache_mode mode)
 {
@@ -174,7 +175,8 @@ int pcpcache_set_knob(enum pcpcache_knob knob, unsigned int value)
  * pcpcache_set_config - put a whole configuration in force at once
  * @cfg: mode and every knob
  *
- * Return: 0, or -EINVAL when @cfg breaks a rule; then nothing changed.
+ * Return: 0, or -EINVAL when @cfg breaks a rule, -ENOMEM when remote mode
+ * cannot have its owner table; then nothing changed.
  */
 int pcpcache_set_config(const struct pcpcache_config *cfg)
 {

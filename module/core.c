@@ -1021,24 +1021,46 @@ struct pcpcache_deferred {
 
 static DEFINE_PER_CPU(struct pcpcache_deferred, pcpcache_deferred);
 
+/*
+ * Each deferred page carries in page->private what to do with it: the
+ * counter of the refusal pcpcache_refusal() found before the list node
+ * overwrote page->lru (its compound and pfmemalloc marks), or
+ * PCPCACHE_NR_STATS for a page pcpcache_free() may take as any other.
+ */
 static void pcpcache_deferred_work(struct irq_work *work)
 {
 	struct pcpcache_deferred *d =
 		container_of(work, struct pcpcache_deferred, work);
 	struct llist_node *node, *next;
+	enum pcpcache_stat why;
+	struct page *page;
 
-	llist_for_each_safe(node, next, llist_del_all(&d->pages))
-		pcpcache_free(list_entry((struct list_head *)node, struct page, lru),
-			      0, false);
+	llist_for_each_safe(node, next, llist_del_all(&d->pages)) {
+		page = list_entry((struct list_head *)node, struct page, lru);
+		why = page_private(page);
+		set_page_private(page, 0);
+		if (why == PCPCACHE_NR_STATS) {
+			pcpcache_free(page, 0, false);
+			continue;
+		}
+		pcpcache_count(PCPCACHE_FREE, 1);
+		pcpcache_count(PCPCACHE_ORDER_FREE, 1);
+		pcpcache_free_refused(page, 0, why);
+	}
 }
 
 /* A page a _nolock() free cannot take now, with its reference: later. */
-static void pcpcache_defer_free(struct page *page)
+static void pcpcache_defer_free(struct page *page, enum pcpcache_stat why)
 {
-	struct pcpcache_deferred *d = this_cpu_ptr(&pcpcache_deferred);
+	struct pcpcache_deferred *d;
 
+	set_page_private(page, why);
+	/* the list and the work of one CPU, whoever calls */
+	preempt_disable();
+	d = this_cpu_ptr(&pcpcache_deferred);
 	llist_add((struct llist_node *)&page->lru, &d->pages);
 	irq_work_queue(&d->work);
+	preempt_enable();
 	pcpcache_count(PCPCACHE_NOLOCK_DEFERRED, 1);
 }
 
@@ -1078,15 +1100,16 @@ pcpcache_trylock_any(unsigned long *flags)
 	if (!pcpcache_spin_design() ||
 	    (IS_ENABLED(CONFIG_PREEMPT_RT) && (in_nmi() || in_hardirq())))
 		goto fail;
+	/* pinned outside the interrupts off, so that unpinning may preempt */
+	pcpcache_pin();
 	if (irqs)
 		local_irq_save(*flags);
-	pcpcache_pin();
 	pc = this_cpu_ptr(&pcpcache_cpus);
 	if (likely(spin_trylock(&pc->slock)))
 		return pc;
-	pcpcache_unpin();
 	if (irqs)
 		local_irq_restore(*flags);
+	pcpcache_unpin();
 	pcpcache_count_trylock_fail();
 fail:
 	/* for sparse, as pcpcache_lock_this_cpu() */
@@ -1098,9 +1121,9 @@ static __always_inline void pcpcache_untrylock_any(struct pcpcache_cpu *pc,
 						   unsigned long flags)
 {
 	spin_unlock(&pc->slock);
-	pcpcache_unpin();
 	if (!pcpcache_try_design() && !IS_ENABLED(CONFIG_PREEMPT_RT))
 		local_irq_restore(flags);
+	pcpcache_unpin();
 }
 
 struct page *pcpcache_alloc_page_nolock(bool cold)
@@ -1119,10 +1142,14 @@ struct page *pcpcache_alloc_page_nolock(bool cold)
 		node = mag_take(&pc->mag, 0, cold);
 	if (node) {
 		page = list_entry(node, struct page, lru);
-		/* not to be handed out, nor given back here: the next does */
+		/*
+		 * not to be handed out, nor given back here: the next normal
+		 * call does; at the other end, where the next like this one
+		 * does not look
+		 */
 		if (unlikely(pcpcache_page_block_refused(page) ||
 			     PageHWPoison(page))) {
-			mag_put(&pc->mag, node, 0, true);
+			mag_put(&pc->mag, node, 0, !cold);
 			page = NULL;
 		}
 	}
@@ -1144,14 +1171,25 @@ EXPORT_SYMBOL_GPL(pcpcache_alloc_page_nolock);
 void pcpcache_free_page_nolock(struct page *page)
 {
 	struct pcpcache_list *list = NULL;
+	enum pcpcache_stat refusal;
 	struct pcpcache_cpu *pc;
 	unsigned long flags;
 
 	/* what pcpcache_free() would give to the buddy allocator: later */
-	if (pcpcache_passing_through() ||
-	    pcpcache_refusal(page, 0) != PCPCACHE_NR_STATS ||
-	    !page_ref_freeze(page, 1)) {
-		pcpcache_defer_free(page);
+	refusal = pcpcache_refusal(page, 0);
+	if (unlikely(refusal != PCPCACHE_NR_STATS)) {
+		pcpcache_defer_free(page, refusal);
+		return;
+	}
+	if (pcpcache_passing_through()) {
+		pcpcache_defer_free(page, PCPCACHE_NR_STATS);
+		return;
+	}
+	if (unlikely(!page_ref_freeze(page, 1))) {
+		/* none at all: freed twice, maybe cached already */
+		if (WARN_ON_ONCE(!page_ref_count(page)))
+			return;
+		pcpcache_defer_free(page, PCPCACHE_REFUSED_OTHER);
 		return;
 	}
 	set_page_private(page, 0);
@@ -1162,7 +1200,7 @@ void pcpcache_free_page_nolock(struct page *page)
 		case PCPCACHE_SENT_FULL:
 			/* the buddy allocator, later: not from here */
 			page_ref_unfreeze(page, 1);
-			pcpcache_defer_free(page);
+			pcpcache_defer_free(page, PCPCACHE_NR_STATS);
 			return;
 		default:
 			break;
@@ -1172,7 +1210,7 @@ void pcpcache_free_page_nolock(struct page *page)
 	if (!pc) {
 		pcpcache_lock_failed();
 		page_ref_unfreeze(page, 1);
-		pcpcache_defer_free(page);
+		pcpcache_defer_free(page, PCPCACHE_NR_STATS);
 		return;
 	}
 	if (likely(pcpcache_local_node(page) &&
@@ -1184,7 +1222,7 @@ void pcpcache_free_page_nolock(struct page *page)
 	pcpcache_untrylock_any(pc, flags);
 	if (!list) {
 		page_ref_unfreeze(page, 1);
-		pcpcache_defer_free(page);
+		pcpcache_defer_free(page, PCPCACHE_NR_STATS);
 		return;
 	}
 freed:

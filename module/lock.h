@@ -30,7 +30,7 @@
  * of this CPU (pcpcache_lock_this_cpu_wait()), which only process context
  * runs and which no trylock on the CPU can interrupt while holding it.
  *
- * On PREEMPT_RT both are a sleeping spinlock_t taken with migration
+ * On PREEMPT_RT all three are a sleeping lock taken with migration
  * disabled, and interrupts stay on: callers from hard interrupt context
  * that is not threaded are not allowed there, as with the page allocator.
  */

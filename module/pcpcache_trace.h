@@ -3,8 +3,8 @@
  * pcpcache's trace events, in /sys/kernel/tracing/events/pcpcache/: where
  * pages come from the buddy allocator and go back to it, frees sent to
  * another CPU, mode switches and the shrinker's scans. None is on the path
- * of an allocation or a free that the magazine serves: a disabled event
- * costs nothing there.
+ * of an allocation or a free that the magazine serves (a remote mode free
+ * sent home is not): a disabled event costs nothing there.
  *
  * Each event fires where its counter in the stats file counts, so that
  * the events of a run add up to the counters' differences over it:
