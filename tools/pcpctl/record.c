@@ -138,12 +138,17 @@ static int write_str(const char *dir, const char *file, const char *val)
 	return err;
 }
 
-/* The instance's overruns, summed over its CPUs. */
-static uint64_t overruns(const char *inst)
+/*
+ * The values of the ring buffer statistics of @inst named @keys ("overrun",
+ * "entries"), summed over its CPUs.
+ */
+static uint64_t instance_stats(const char *inst, const char *const *keys,
+			       unsigned int nr_keys)
 {
 	char path[600], *line = NULL;
 	unsigned long long v, sum = 0;
-	size_t cap = 0;
+	size_t cap = 0, len;
+	unsigned int k;
 	int cpu;
 	FILE *f;
 
@@ -153,36 +158,32 @@ static uint64_t overruns(const char *inst)
 		if (!f)
 			continue;
 		while (getline(&line, &cap, f) > 0)
-			if (sscanf(line, "overrun: %llu", &v) == 1)
-				sum += v;
+			for (k = 0; k < nr_keys; k++) {
+				len = strlen(keys[k]);
+				if (!strncmp(line, keys[k], len) && line[len] == ':' &&
+				    sscanf(line + len + 1, "%llu", &v) == 1)
+					sum += v;
+			}
 		fclose(f);
 	}
 	free(line);
 	return sum;
 }
 
+/* The instance's overruns, summed over its CPUs. */
+static uint64_t overruns(const char *inst)
+{
+	static const char *const keys[] = { "overrun" };
+
+	return instance_stats(inst, keys, ARRAY_SIZE(keys));
+}
+
 /* The events of @inst, kept and lost (overrun), summed over its CPUs. */
 static uint64_t instance_events(const char *inst)
 {
-	char path[600], *line = NULL;
-	unsigned long long v, sum = 0;
-	size_t cap = 0;
-	int cpu;
-	FILE *f;
+	static const char *const keys[] = { "entries", "overrun" };
 
-	for (cpu = 0; cpu < PCP_TRACE_MAX_CPUS; cpu++) {
-		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", inst, cpu);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		while (getline(&line, &cap, f) > 0)
-			if (sscanf(line, "entries: %llu", &v) == 1 ||
-			    sscanf(line, "overrun: %llu", &v) == 1)
-				sum += v;
-		fclose(f);
-	}
-	free(line);
-	return sum;
+	return instance_stats(inst, keys, ARRAY_SIZE(keys));
 }
 
 /*
