@@ -43,23 +43,30 @@ FIXTURE_VARIANT_ADD(api, split) { .mode = "split" };
 FIXTURE_VARIANT_ADD(api, remote) { .mode = "remote" };
 FIXTURE_VARIANT_ADD(api, switching) { .mode = "single", .switching = true };
 
+/*
+ * Both fixtures' setup: the test module next to this program into @ko,
+ * pcpcache loaded afresh in @mode. Skips, and fails, as the harness does.
+ */
+#define API_SETUP(ko, mode) do {					\
+	const char *why = pcp_skip_reason();				\
+	char exe[PATH_MAX], params[64];					\
+	ssize_t n;							\
+									\
+	if (why)							\
+		SKIP(return, "%s", why);				\
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);		\
+	ASSERT_LT(0, n);						\
+	exe[n] = '\0';							\
+	snprintf(ko, sizeof(ko), "%s/" API_TEST ".ko", dirname(exe));	\
+	if (!pcp_exists(ko))						\
+		SKIP(return, API_TEST ".ko is not next to this program (built from module/tests/)"); \
+	snprintf(params, sizeof(params), "mode=%s", mode);		\
+	ASSERT_EQ(0, pcp_reload(params));				\
+} while (0)
+
 FIXTURE_SETUP(api)
 {
-	const char *why = pcp_skip_reason();
-	char exe[PATH_MAX], params[64];
-	ssize_t n;
-
-	if (why)
-		SKIP(return, "%s", why);
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	ASSERT_LT(0, n);
-	exe[n] = '\0';
-	snprintf(self->ko, sizeof(self->ko), "%s/" API_TEST ".ko",
-		 dirname(exe));
-	if (!pcp_exists(self->ko))
-		SKIP(return, API_TEST ".ko is not next to this program (built from module/tests/)");
-	snprintf(params, sizeof(params), "mode=%s", variant->mode);
-	ASSERT_EQ(0, pcp_reload(params));
+	API_SETUP(self->ko, variant->mode);
 }
 
 FIXTURE_TEARDOWN(api)
@@ -178,21 +185,7 @@ FIXTURE_VARIANT_ADD(nolock, remote) { .mode = "remote" };
 
 FIXTURE_SETUP(nolock)
 {
-	const char *why = pcp_skip_reason();
-	char exe[PATH_MAX], params[64];
-	ssize_t n;
-
-	if (why)
-		SKIP(return, "%s", why);
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	ASSERT_LT(0, n);
-	exe[n] = '\0';
-	snprintf(self->ko, sizeof(self->ko), "%s/" API_TEST ".ko",
-		 dirname(exe));
-	if (!pcp_exists(self->ko))
-		SKIP(return, API_TEST ".ko is not next to this program (built from module/tests/)");
-	snprintf(params, sizeof(params), "mode=%s", variant->mode);
-	ASSERT_EQ(0, pcp_reload(params));
+	API_SETUP(self->ko, variant->mode);
 }
 
 FIXTURE_TEARDOWN(nolock)
