@@ -24,6 +24,7 @@
 #include <linux/seqlock.h>
 #include <linux/workqueue.h>
 
+#include "blocks.h"
 #include "owner.h"
 #include "pcpcache.h"
 #include "pcpcache_trace.h"
@@ -75,7 +76,9 @@ static int pcpcache_commit(const struct pcpcache_config *cfg)
 
 	if (pcpcache_config_check(cfg, pcpcache_limit()))
 		return -EINVAL;
-	if (cfg->mode == PCPCACHE_MODE_REMOTE && pcpcache_owners_ready())
+	if (mag_routes_frees(cfg->mode) && pcpcache_owners_ready())
+		return -ENOMEM;
+	if (cfg->mode == PCPCACHE_MODE_BLOCKS && pcpcache_blocks_ready())
 		return -ENOMEM;
 	old = pcpcache_config.mode;
 	write_seqcount_begin(&pcpcache_config_seq);
@@ -292,8 +295,12 @@ int pcpcache_config_init(void)
 		       PCPCACHE_MAX_BATCH, limit);
 		return -EINVAL;
 	}
-	if (cfg->mode == PCPCACHE_MODE_REMOTE && pcpcache_owners_ready()) {
+	if (mag_routes_frees(cfg->mode) && pcpcache_owners_ready()) {
 		pr_err("no memory for remote mode's owner table\n");
+		return -ENOMEM;
+	}
+	if (cfg->mode == PCPCACHE_MODE_BLOCKS && pcpcache_blocks_ready()) {
+		pr_err("no memory for blocks mode's block table\n");
 		return -ENOMEM;
 	}
 	return 0;
@@ -305,5 +312,6 @@ int pcpcache_config_init(void)
 void pcpcache_config_exit(void)
 {
 	cancel_work_sync(&pcpcache_fit_work);
+	pcpcache_blocks_exit();
 	pcpcache_owners_exit();
 }

@@ -12,6 +12,7 @@
 #include <linux/kernel.h>
 #include <linux/mm.h>
 
+#include "blocks.h"
 #include "owner.h"
 #include "pcpcache.h"
 
@@ -182,8 +183,9 @@ static size_t pagesets_size(void)
 
 /*
  * Like the pagesets of /proc/zoneinfo: one line per possible CPU, then the
- * blocks of each order it caches, on both lists; in remote mode, the pages
- * in transit to it.
+ * blocks of each order it caches, on both lists; in remote and blocks
+ * modes, the pages in transit to it; in blocks mode, those at home in its
+ * blocks.
  */
 static size_t pagesets_show(const struct pcpcache_ctl *ctl, char *buf,
 			    size_t size)
@@ -194,12 +196,13 @@ static size_t pagesets_show(const struct pcpcache_ctl *ctl, char *buf,
 	struct pcpcache_config cfg;
 	unsigned int order;
 	size_t len;
-	bool split, remote;
+	bool split, remote, blocks;
 	int cpu;
 
 	pcpcache_get_config(&cfg);
 	split = cfg.mode == PCPCACHE_MODE_SPLIT;
-	remote = cfg.mode == PCPCACHE_MODE_REMOTE;
+	remote = mag_routes_frees(cfg.mode);
+	blocks = cfg.mode == PCPCACHE_MODE_BLOCKS;
 	len = scnprintf(buf, size, "%5s %7s %7s %7s", "cpu", "count", "high",
 			"batch");
 	if (split)
@@ -209,6 +212,8 @@ static size_t pagesets_show(const struct pcpcache_ctl *ctl, char *buf,
 		len += scnprintf(buf + len, size - len, " %5s%u", "order", order);
 	if (remote)
 		len += scnprintf(buf + len, size - len, " %10s", "transit");
+	if (blocks)
+		len += scnprintf(buf + len, size - len, " %10s", "blocks");
 	len += scnprintf(buf + len, size - len, "\n");
 
 	for_each_possible_cpu(cpu) {
@@ -225,6 +230,9 @@ static size_t pagesets_show(const struct pcpcache_ctl *ctl, char *buf,
 		if (remote)
 			len += scnprintf(buf + len, size - len, " %10u",
 					 pcpcache_cpu_transit(cpu));
+		if (blocks)
+			len += scnprintf(buf + len, size - len, " %10u",
+					 pcpcache_cpu_blocks(cpu));
 		len += scnprintf(buf + len, size - len, "\n");
 	}
 	return len;

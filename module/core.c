@@ -35,6 +35,7 @@
 #include <linux/sched/mm.h>
 #include <linux/pcpcache.h>
 
+#include "blocks.h"
 #include "compat.h"
 #include "lock.h"
 #include "owner.h"
@@ -65,16 +66,25 @@ static bool pcpcache_passing_through(void)
 	       PCPCACHE_MODE_PASSTHROUGH;
 }
 
-/* The same look for remote mode, whose frees may go to another CPU. */
+/*
+ * The same look for remote and blocks modes, whose frees may go to another
+ * CPU.
+ */
 static __always_inline bool pcpcache_routing_frees(void)
 {
-	return this_cpu_read(pcpcache_cpus.mag.mode) == PCPCACHE_MODE_REMOTE;
+	return mag_routes_frees(this_cpu_read(pcpcache_cpus.mag.mode));
+}
+
+/* ... and for blocks mode, whose refills of order 0 come from blocks */
+static __always_inline bool pcpcache_cutting_blocks(void)
+{
+	return this_cpu_read(pcpcache_cpus.mag.mode) == PCPCACHE_MODE_BLOCKS;
 }
 
 /* Whether a magazine notes the owner of what it caches; under its lock. */
 static __always_inline bool pcpcache_owner_noted(const struct pcpcache_mag *mag)
 {
-	return mag->mode == PCPCACHE_MODE_REMOTE;
+	return mag_routes_frees(mag->mode);
 }
 
 /*
@@ -107,7 +117,7 @@ static __always_inline bool pcpcache_block_poisoned(struct page *page,
  * free, where the refusal checks are not made), is freed whole, as the
  * kernel frees one.
  */
-static void pcpcache_free_block(struct page *page, unsigned int order)
+void pcpcache_free_block(struct page *page, unsigned int order)
 {
 	unsigned int i;
 
@@ -130,9 +140,22 @@ void pcpcache_give_back(struct pcpcache_cut *cut)
 {
 	struct page *page, *next;
 	unsigned int order;
+	LIST_HEAD(kept);
 
 	if (!cut->count)
 		return;
+	/*
+	 * blocks mode: a page of a tracked block goes home to it instead,
+	 * off the list first, as going home may give it back at once
+	 */
+	list_for_each_entry_safe(page, next, &cut->pages[0], lru) {
+		list_del(&page->lru);
+		if (pcpcache_blocks_return(page))
+			cut->count--;
+		else
+			list_add_tail(&page->lru, &kept);
+	}
+	list_splice(&kept, &cut->pages[0]);
 	list_for_each_entry(page, &cut->pages[0], lru) {
 		set_page_private(page, 0);
 		page_ref_unfreeze(page, 1);
@@ -151,8 +174,8 @@ void pcpcache_give_back(struct pcpcache_cut *cut)
 }
 
 /* Count @nr pages @cpu's magazine let go for @why, in one place with its event. */
-static void pcpcache_count_drained(int cpu, unsigned int nr,
-				   enum pcpcache_drain_why why)
+void pcpcache_count_drained(int cpu, unsigned int nr,
+			    enum pcpcache_drain_why why)
 {
 	switch (why) {
 	case PCPCACHE_DRAIN_SHRINKER:
@@ -350,9 +373,6 @@ static unsigned int pcpcache_inject_fault(gfp_t gfp, unsigned int order,
 	return get_random_u32_below(2) ? 0 : get_random_u32_below(batch);
 }
 
-/* page->private of a cached block that is still as the buddy allocator left it */
-#define PCPCACHE_PAGE_CLEAN	1UL
-
 /*
  * Ready the blocks of a refill for the cache: note whether the buddy
  * allocator cleared them, and drop their reference. A block someone took a
@@ -441,6 +461,9 @@ static bool pcpcache_node_forbidden(int nid)
 	return pol && pol->mode == MPOL_BIND && !node_isset(nid, pol->nodes);
 }
 
+static struct page *pcpcache_refilled_from_blocks(struct page *page,
+						  gfp_t gfp);
+
 /*
  * Take @batch blocks from the buddy allocator in one go, with interrupts on,
  * keep one for the caller and cache the others. The refill never dips into
@@ -454,24 +477,38 @@ static struct page *pcpcache_refill(gfp_t gfp, unsigned int order, bool cold,
 {
 	gfp_t refill_gfp = (gfp & ~__GFP_ZERO) | __GFP_NOMEMALLOC | __GFP_NOWARN;
 	struct page *page;
-	unsigned int nr;
+	unsigned int nr = 0;
+	bool cut = false;
 	LIST_HEAD(pages);
 
-	nr = batch ? pcpcache_take_blocks(refill_gfp, order, batch, &pages) : 0;
+	if (batch && !order && pcpcache_cutting_blocks()) {
+		nr = pcpcache_blocks_refill(refill_gfp, batch, &pages);
+		cut = nr;
+	}
+	if (!nr && batch) {
+		nr = pcpcache_take_blocks(refill_gfp, order, batch, &pages);
+		pcpcache_count(PCPCACHE_BUDDY_ALLOC, nr << order);
+	}
 	if (!nr)
 		return NULL;
 	pcpcache_count(PCPCACHE_REFILL, 1);
 	pcpcache_count(PCPCACHE_REFILL_PAGES, nr << order);
-	pcpcache_count(PCPCACHE_BUDDY_ALLOC, nr << order);
 	pcpcache_count(PCPCACHE_ORDER_REFILL + order, 1);
 	trace_pcpcache_refill(raw_smp_processor_id(), order, batch << order,
 			      nr << order, cold);
 
 	page = list_first_entry(&pages, struct page, lru);
 	list_del(&page->lru);
-	nr = pcpcache_prep_refill(&pages, order, nr - 1, refill_gfp);
+	if (cut) {
+		/* from blocks: ready for the cache already, and maybe not clean */
+		nr--;
+	} else {
+		nr = pcpcache_prep_refill(&pages, order, nr - 1, refill_gfp);
+	}
 	if (nr)
 		pcpcache_stash(&pages, order, nr, cold, true);
+	if (cut)
+		return pcpcache_refilled_from_blocks(page, gfp);
 
 	/*
 	 * The bulk allocator falls back to one page from the page allocator
@@ -514,6 +551,25 @@ static __always_inline void pcpcache_prep_cached(struct page *page,
 	page_ref_unfreeze(page, 1);
 	if (unlikely(!clean && (want_init_on_alloc(gfp) || want_init_on_free())))
 		pcpcache_clear_cached(page, order);
+}
+
+/*
+ * The caller's page of a refill from blocks, which is as a cached one: it
+ * may have been handed out before. A task bound away from this CPU's node
+ * gets one of its policy's instead.
+ */
+static void pcpcache_drop_cached(struct page *page, unsigned int order,
+				 enum pcpcache_stat why);
+
+static struct page *pcpcache_refilled_from_blocks(struct page *page,
+						  gfp_t gfp)
+{
+	if (unlikely(pcpcache_node_forbidden(page_to_nid(page)))) {
+		pcpcache_drop_cached(page, 0, PCPCACHE_ALLOC_POLICY);
+		return pcpcache_alloc_buddy(gfp, 0);
+	}
+	pcpcache_prep_cached(page, 0, gfp);
+	return page;
 }
 
 /**
@@ -901,13 +957,18 @@ pcpcache_free_to_owner(struct page *page, unsigned int order)
 	return sent;
 }
 
-/* Its owner had no room: the buddy allocator, as its drain would. */
+/*
+ * Its owner had no room: where the owner's drain would send it, home to
+ * its block (blocks mode) or to the buddy allocator.
+ */
 static noinline void pcpcache_free_overflow(struct page *page,
 					    unsigned int order)
 {
+	pcpcache_count(PCPCACHE_REMOTE_OVERFLOW, 1U << order);
+	if (!order && pcpcache_blocks_return(page))
+		return;
 	page_ref_unfreeze(page, 1);
 	pcpcache_free_buddy(page, order);
-	pcpcache_count(PCPCACHE_REMOTE_OVERFLOW, 1U << order);
 }
 
 static __always_inline void pcpcache_free(struct page *page, unsigned int order,

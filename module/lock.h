@@ -46,6 +46,7 @@
 #include <linux/hardirq.h>
 #include <linux/spinlock.h>
 
+#include "blocks.h"
 #include "magazine.h"
 #include "stats.h"
 
@@ -64,6 +65,7 @@ struct pcpcache_cpu {
 	spinlock_t slock;	/* lock=spin: protects mag, any CPU */
 	struct pcpcache_mag mag;
 	struct pcpcache_transit transit;
+	struct pcpcache_reserve reserve;	/* blocks mode: its own lock */
 };
 
 DECLARE_PER_CPU_ALIGNED(struct pcpcache_cpu, pcpcache_cpus);

@@ -226,12 +226,12 @@ static unsigned int mag_new_high(const struct pcpcache_mag *mag,
  * @cfg: the new configuration, already checked
  * @cut: where the pages the new configuration cannot keep go
  *
- * Passthrough keeps nothing, nor does entering remote mode (its pages'
- * owners were not noted). Leaving split mode appends each order of the
- * cold list to the cold end of that order of the one list; entering it
- * makes the one list the hot list. Only a drain walks a list; cutting the
- * lists to their new high marks is left to mag_trim_excess(), which bounds
- * its walk.
+ * Passthrough keeps nothing, nor does entering remote or blocks mode from
+ * another (its pages' owners were not noted, nor their blocks). Leaving
+ * split mode appends each order of the cold list to the cold end of that
+ * order of the one list; entering it makes the one list the hot list.
+ * Only a drain walks a list; cutting the lists to their new high marks is
+ * left to mag_trim_excess(), which bounds its walk.
  *
  * Return: the base pages moved to @cut.
  */
@@ -253,7 +253,7 @@ unsigned int mag_reconfigure(struct pcpcache_mag *mag,
 		WRITE_ONCE(cold->count, 0);
 	}
 	if (cfg->mode == PCPCACHE_MODE_PASSTHROUGH ||
-	    (cfg->mode == PCPCACHE_MODE_REMOTE && mag->mode != PCPCACHE_MODE_REMOTE))
+	    (mag_routes_frees(cfg->mode) && mag->mode != cfg->mode))
 		nr += mag_drain(mag, cut);
 
 	/* read without the lock by the passthrough check in core.c */

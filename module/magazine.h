@@ -15,8 +15,8 @@
 #include "policy.h"
 
 /*
- * Which list a page goes to in split mode; single and remote modes use only
- * the first.
+ * Which list a page goes to in split mode; single, remote and blocks modes
+ * use only the first.
  */
 enum pcpcache_list_id {
 	PCPCACHE_LIST_HOT,
@@ -94,6 +94,12 @@ bool mag_high_grow(struct pcpcache_mag *mag);
 bool mag_high_decay(struct pcpcache_mag *mag);
 bool mag_high_cut(struct pcpcache_mag *mag);
 
+/* The modes whose frees go to the CPU that owns the page (owner.c). */
+static inline bool mag_routes_frees(enum pcpcache_mode mode)
+{
+	return mode == PCPCACHE_MODE_REMOTE || mode == PCPCACHE_MODE_BLOCKS;
+}
+
 /**
  * mag_batch - the blocks of one order a refill takes
  * @batch: the list's batch, in base pages
@@ -125,6 +131,7 @@ static inline struct pcpcache_list *mag_list(struct pcpcache_mag *mag, bool cold
 	switch (mag->mode) {
 	case PCPCACHE_MODE_SINGLE:
 	case PCPCACHE_MODE_REMOTE:
+	case PCPCACHE_MODE_BLOCKS:
 		return &mag->lists[PCPCACHE_LIST_HOT];
 	case PCPCACHE_MODE_SPLIT:
 		return &mag->lists[cold ? PCPCACHE_LIST_COLD : PCPCACHE_LIST_HOT];
@@ -137,7 +144,7 @@ static inline struct pcpcache_list *mag_list(struct pcpcache_mag *mag, bool cold
 static inline bool mag_from_tail(const struct pcpcache_mag *mag, bool cold)
 {
 	return cold && (mag->mode == PCPCACHE_MODE_SINGLE ||
-			mag->mode == PCPCACHE_MODE_REMOTE);
+			mag_routes_frees(mag->mode));
 }
 
 /**

@@ -79,7 +79,7 @@ static const struct kernel_param_ops lock_param_ops = {
  * given at load.
  */
 module_param_cb(mode, &mode_param_ops, &pcpcache_config.mode, 0444);
-MODULE_PARM_DESC(mode, "caching mode: passthrough, single (default), split or remote");
+MODULE_PARM_DESC(mode, "caching mode: passthrough, single (default), split, remote or blocks");
 module_param_named(batch, pcpcache_config.batch, uint, 0444);
 MODULE_PARM_DESC(batch, "pages per refill and drain of the (hot) list (default 63)");
 static int high_param_set(const char *val, const struct kernel_param *kp)

@@ -21,6 +21,7 @@ static const char * const pcpcache_mode_names[PCPCACHE_NR_MODES] = {
 	[PCPCACHE_MODE_SINGLE]		= "single",
 	[PCPCACHE_MODE_SPLIT]		= "split",
 	[PCPCACHE_MODE_REMOTE]		= "remote",
+	[PCPCACHE_MODE_BLOCKS]		= "blocks",
 };
 
 const char *pcpcache_mode_name(enum pcpcache_mode mode)

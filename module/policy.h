@@ -21,6 +21,7 @@ enum pcpcache_mode {
 	PCPCACHE_MODE_SINGLE,		/* one list per CPU, hot head, cold tail */
 	PCPCACHE_MODE_SPLIT,		/* a hot and a cold list per CPU */
 	PCPCACHE_MODE_REMOTE,		/* single, and frees go to the owning CPU */
+	PCPCACHE_MODE_BLOCKS,		/* remote, with refills cut from blocks */
 	PCPCACHE_NR_MODES,
 };
 

@@ -46,6 +46,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include "blocks.h"
 #include "lock.h"
 #include "owner.h"
 #include "pcpcache.h"
@@ -206,6 +207,13 @@ static void pcpcache_carry_out(int cpu, enum pcpcache_reach how,
 		pcpcache_give_back_drained(&out, mag_cpu, rq->why);
 		first = false;
 	} while (trimmed);
+	/* what is at home in its blocks goes too, once the magazine's is there */
+	if (rq->drain || (rq->cfg && rq->cfg->mode != PCPCACHE_MODE_BLOCKS)) {
+		mag_cpu = pcpcache_reach_target(cpu, how);
+		trimmed = pcpcache_blocks_release(mag_cpu, ULONG_MAX, true);
+		if (trimmed)
+			pcpcache_count_drained(mag_cpu, trimmed, rq->why);
+	}
 }
 
 /*
@@ -228,9 +236,15 @@ static unsigned long pcpcache_shrink_mag(int cpu, enum pcpcache_reach how,
 	bool cut;
 
 	mag_cut_init(&out);
-	/* what is in transit first: it is not even in the magazine */
+	/*
+	 * what is at home in its blocks and in transit first: neither is in
+	 * the magazine
+	 */
 	if (cpu_to_mem(mag_cpu) == nid) {
-		freed = pcpcache_transit_take(mag_cpu, &out, true);
+		freed = pcpcache_blocks_release(mag_cpu, nr, false);
+		if (freed)
+			pcpcache_count_drained(mag_cpu, freed, why);
+		freed += pcpcache_transit_take(mag_cpu, &out, true);
 		pcpcache_give_back_drained(&out, mag_cpu, why);
 	}
 	while (freed < nr) {
@@ -481,10 +495,11 @@ static unsigned int pcpcache_cpu_mag_pages(int cpu)
 	       READ_ONCE(mag->lists[PCPCACHE_LIST_COLD].count);
 }
 
-/* ... and in transit to it: what a shrinker can take from it. */
+/* ... in transit to it and at home in its blocks: what a shrinker can take */
 static unsigned int pcpcache_cpu_cached(int cpu)
 {
-	return pcpcache_cpu_mag_pages(cpu) + pcpcache_cpu_transit(cpu);
+	return pcpcache_cpu_mag_pages(cpu) + pcpcache_cpu_transit(cpu) +
+	       pcpcache_cpu_blocks(cpu);
 }
 
 /* Whether @cpu is worth asking for pages of node @nid. */
@@ -784,6 +799,7 @@ int pcpcache_request_init(const struct pcpcache_config *cfg)
 
 		spin_lock_init(&pc->slock);
 		mag_init(&pc->mag, cfg);
+		pcpcache_reserve_init(&pc->reserve);
 		r->cpu = cpu;
 		INIT_WORK(&r->work, pcpcache_request_work);
 		INIT_WORK(&r->drain_work, pcpcache_drain_work);

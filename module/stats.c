@@ -12,6 +12,7 @@
 #include <linux/math64.h>
 #include <linux/time64.h>
 
+#include "blocks.h"
 #include "owner.h"
 #include "pcpcache.h"
 
@@ -62,6 +63,10 @@ static const char * const pcpcache_stat_names[PCPCACHE_NR_STATS] = {
 	[PCPCACHE_TRYLOCK_FAIL_NMI] = "trylock_fail_nmi",
 	[PCPCACHE_NOLOCK_FAIL]	= "nolock_fail",
 	[PCPCACHE_NOLOCK_DEFERRED] = "nolock_deferred",
+	[PCPCACHE_BLOCK_REFILLS] = "block_refills",
+	[PCPCACHE_BLOCK_WHOLE]	= "block_whole",
+	[PCPCACHE_BLOCK_WHOLE_PAGES] = "block_whole_pages",
+	[PCPCACHE_BLOCK_PIECES]	= "block_pieces",
 	[PCPCACHE_ORDER_HIT]	 = "order0_hit",	"order1_hit",
 				   "order2_hit",	"order3_hit",
 	[PCPCACHE_ORDER_MISS]	 = "order0_miss",	"order1_miss",
@@ -139,11 +144,12 @@ unsigned long pcpcache_stat_sum(enum pcpcache_stat item)
  * @buf: where to write them, NUL-terminated
  * @size: the size of @buf; a page holds them with room to spare
  *
- * Then five more values. Three are derived: cached, the pages in all
+ * Then six more values. Four are derived: cached, the pages in all
  * magazines, transit, the pages freed to another CPU's transit list (remote
- * mode) and not yet absorbed, and held, the pages handed out and not yet
+ * and blocks modes) and not yet absorbed, blocks, the pages at home in the
+ * CPUs' blocks (blocks mode), and held, the pages handed out and not yet
  * freed. Whenever no operation is in flight, buddy_alloc - buddy_free ==
- * cached + transit + held. held is signed: the sum is not a snapshot, and
+ * cached + transit + blocks + held. held is signed: the sum is not a snapshot, and
  * a CPU read early may miss an allocation whose page a CPU read later has
  * already freed. The fourth, user_held, is the part of them userspace
  * holds or has reserved through user files and mappings of /dev/pcpcache
@@ -167,6 +173,8 @@ size_t pcpcache_stats_format(char *buf, size_t size)
 			 pcpcache_cached_pages(NUMA_NO_NODE));
 	len += scnprintf(buf + len, size - len, "transit %lu\n",
 			 pcpcache_transit_pages(NUMA_NO_NODE));
+	len += scnprintf(buf + len, size - len, "blocks %lu\n",
+			 pcpcache_blocks_pages(NUMA_NO_NODE));
 	len += scnprintf(buf + len, size - len, "held %ld\n",
 			 (long)(sum[PCPCACHE_ALLOC] - sum[PCPCACHE_FREE]));
 	len += scnprintf(buf + len, size - len, "user_held %lu\n",
@@ -201,7 +209,7 @@ size_t pcpcache_stats_percpu_size(void)
  * name. A count is made on the CPU that ran the code, which is not always
  * the CPU whose magazine it was about: another CPU drains, shrinks and
  * reconfigures a magazine under lock=spin, and empties that of a CPU that
- * died. The derived values of stats (cached, held, user_held) and
+ * died. The derived values of stats (cached, transit, blocks, held, user_held) and
  * shrink_longest_us are not counters, and are not here.
  *
  * Return: the length written.

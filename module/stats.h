@@ -47,13 +47,17 @@ enum pcpcache_stat {
 	PCPCACHE_HIGH_CUT,	/* ... was cut for the shrinker */
 	PCPCACHE_REMOTE_FREES,	/* pages freed to the CPU they were cached on */
 	PCPCACHE_REMOTE_ABSORBED, /* ... taken off its transit list again */
-	PCPCACHE_REMOTE_OVERFLOW, /* ... given back instead: the owner was full */
+	PCPCACHE_REMOTE_OVERFLOW, /* ... sent past it: the owner was full */
 	PCPCACHE_TRYLOCK_FAIL_TASK,	/* lock=trylock: failed in process context */
 	PCPCACHE_TRYLOCK_FAIL_SOFTIRQ,	/* ... in softirq context */
 	PCPCACHE_TRYLOCK_FAIL_HARDIRQ,	/* ... in hard interrupt context */
 	PCPCACHE_TRYLOCK_FAIL_NMI,	/* ... in NMI context */
 	PCPCACHE_NOLOCK_FAIL,	/* _nolock() allocations that returned NULL */
 	PCPCACHE_NOLOCK_DEFERRED, /* _nolock() frees left to an irq_work */
+	PCPCACHE_BLOCK_REFILLS,	/* blocks taken whole from the buddy allocator */
+	PCPCACHE_BLOCK_WHOLE,	/* ... given back whole */
+	PCPCACHE_BLOCK_WHOLE_PAGES, /* ... and the pages in them */
+	PCPCACHE_BLOCK_PIECES,	/* pages of partly used blocks given back */
 	/* blocks, one counter per order 0 to PCPCACHE_NR_ORDERS - 1 each */
 	PCPCACHE_ORDER_HIT,		/* handed out from a magazine */
 	PCPCACHE_ORDER_MISS = PCPCACHE_ORDER_HIT + PCPCACHE_NR_ORDERS,

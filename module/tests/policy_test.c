@@ -54,14 +54,16 @@ TEST(format_brackets_current_mode)
 {
 	char buf[64];
 
-	EXPECT_EQ(34, pcpcache_mode_format(PCPCACHE_MODE_PASSTHROUGH, buf, sizeof(buf)));
-	EXPECT_STREQ("[passthrough] single split remote\n", buf);
+	EXPECT_EQ(41, pcpcache_mode_format(PCPCACHE_MODE_PASSTHROUGH, buf, sizeof(buf)));
+	EXPECT_STREQ("[passthrough] single split remote blocks\n", buf);
 	pcpcache_mode_format(PCPCACHE_MODE_SINGLE, buf, sizeof(buf));
-	EXPECT_STREQ("passthrough [single] split remote\n", buf);
+	EXPECT_STREQ("passthrough [single] split remote blocks\n", buf);
 	pcpcache_mode_format(PCPCACHE_MODE_SPLIT, buf, sizeof(buf));
-	EXPECT_STREQ("passthrough single [split] remote\n", buf);
+	EXPECT_STREQ("passthrough single [split] remote blocks\n", buf);
 	pcpcache_mode_format(PCPCACHE_MODE_REMOTE, buf, sizeof(buf));
-	EXPECT_STREQ("passthrough single split [remote]\n", buf);
+	EXPECT_STREQ("passthrough single split [remote] blocks\n", buf);
+	pcpcache_mode_format(PCPCACHE_MODE_BLOCKS, buf, sizeof(buf));
+	EXPECT_STREQ("passthrough single split remote [blocks]\n", buf);
 }
 
 TEST(format_round_trips_through_parse)
@@ -87,7 +89,7 @@ TEST(format_round_trips_through_parse)
 TEST(format_never_overflows)
 {
 	char buf[64];
-	size_t full = strlen("passthrough [single] split remote\n");
+	size_t full = strlen("passthrough [single] split remote blocks\n");
 	size_t size;
 
 	/* every size short of the whole line plus its NUL is refused */

@@ -41,6 +41,7 @@ FIXTURE_VARIANT_ADD(api, passthrough) { .mode = "passthrough" };
 FIXTURE_VARIANT_ADD(api, single) { .mode = "single" };
 FIXTURE_VARIANT_ADD(api, split) { .mode = "split" };
 FIXTURE_VARIANT_ADD(api, remote) { .mode = "remote" };
+FIXTURE_VARIANT_ADD(api, blocks) { .mode = "blocks" };
 FIXTURE_VARIANT_ADD(api, switching) { .mode = "single", .switching = true };
 
 /*
@@ -93,7 +94,7 @@ static long param(const char *name)
 static int churn_until_exit(pid_t child, unsigned int *writes,
 			    unsigned int *failed)
 {
-	static const char * const modes[] = { "passthrough", "single", "split", "remote" };
+	static const char * const modes[] = { "passthrough", "single", "split", "remote", "blocks" };
 	/* each one valid with the default batch (63): none may be refused */
 	static const char * const highs[] = { "64", "378", "1000" };
 	unsigned int i = 0;

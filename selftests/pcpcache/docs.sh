@@ -59,7 +59,7 @@ list_names()
 	awk '{ print "counter", $1 }' "$DBG/stats"
 	head -n 1 "$DBG/stats_percpu" | tr ' ' '\n' | awk 'NF { print "percpu-column", $1 }'
 	head -n 1 "$DBG/pagesets" | tr -s ' ' '\n' | awk 'NF { print "pagesets-column", $1 }'
-	for mode in split remote; do
+	for mode in split blocks; do
 		echo $mode > "$DBG/mode" || return 1
 		head -n 1 "$DBG/pagesets" | tr -s ' ' '\n' | awk 'NF { print "pagesets-column", $1 }'
 	done

@@ -23,7 +23,7 @@
 
 static const char * const knob_names[] = { "batch", "high", "cold_batch",
 					   "cold_high" };
-static const char * const mode_names[] = { "passthrough", "single", "split", "remote" };
+static const char * const mode_names[] = { "passthrough", "single", "split", "remote", "blocks" };
 
 /* What the files say about the configuration. */
 struct config {
@@ -218,7 +218,7 @@ TEST_F(knobs, defaults_are_2_6_23)
 	struct config c;
 
 	ASSERT_EQ(0, read_config(&c));
-	EXPECT_STREQ("passthrough [single] split remote\n", c.mode);
+	EXPECT_STREQ("passthrough [single] split remote blocks\n", c.mode);
 	EXPECT_EQ(63, c.knob[0]);
 	EXPECT_EQ(378, c.knob[1]);
 	EXPECT_EQ(31, c.knob[2]);
@@ -677,7 +677,7 @@ TEST_F(knobs, drain_empties_every_cpu)
 		EXPECT_EQ(0, sets[i].count);
 	/* the mode and the knobs stay */
 	ASSERT_EQ(0, read_config(&c));
-	EXPECT_STREQ("passthrough [single] split remote\n", c.mode);
+	EXPECT_STREQ("passthrough [single] split remote blocks\n", c.mode);
 	EXPECT_EQ(378, c.knob[1]);
 }
 

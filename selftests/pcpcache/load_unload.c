@@ -83,16 +83,17 @@ TEST_F(pcpcache, default_mode_is_single)
 
 	ASSERT_EQ(0, pcp_run("modprobe pcpcache"));
 	ASSERT_LT(0, pcp_read_file(DEBUGFS_DIR "/mode", buf, sizeof(buf)));
-	ASSERT_STREQ("passthrough [single] split remote\n", buf);
+	ASSERT_STREQ("passthrough [single] split remote blocks\n", buf);
 }
 
 TEST_F(pcpcache, mode_parameter_sets_mode)
 {
 	static const char * const expect[] = {
-		"passthrough", "[passthrough] single split remote\n",
-		"single", "passthrough [single] split remote\n",
-		"split", "passthrough single [split] remote\n",
-		"remote", "passthrough single split [remote]\n",
+		"passthrough", "[passthrough] single split remote blocks\n",
+		"single", "passthrough [single] split remote blocks\n",
+		"split", "passthrough single [split] remote blocks\n",
+		"remote", "passthrough single split [remote] blocks\n",
+		"blocks", "passthrough single split remote [blocks]\n",
 	};
 	char buf[128];
 	size_t i;
@@ -332,7 +333,7 @@ TEST_F(pcpcache, modprobe_d_options_apply)
 	unlink(conf);
 	ASSERT_TRUE(pcp_exists(SYSFS_MODULE));
 	ASSERT_LT(0, pcp_read_file(DEBUGFS_DIR "/mode", buf, sizeof(buf)));
-	EXPECT_STREQ("passthrough single [split] remote\n", buf);
+	EXPECT_STREQ("passthrough single [split] remote blocks\n", buf);
 	ASSERT_EQ(0, pcp_read_long("batch", &val));
 	EXPECT_EQ(31, val);
 	ASSERT_EQ(0, pcp_read_long("high", &val));

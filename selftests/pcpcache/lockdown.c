@@ -32,7 +32,7 @@
 #define HELD		64
 #define PCPCTL_FAILS	"pcpctl %s > /tmp/out 2>&1; test $? = 1 && grep -q 'kernel lockdown' /tmp/out"
 
-static const char * const modes[] = { "passthrough", "single", "split", "remote" };
+static const char * const modes[] = { "passthrough", "single", "split", "remote", "blocks" };
 
 /* Why this cannot run here, or NULL: lockdown must be there, and off. */
 static const char *cannot_run(void)

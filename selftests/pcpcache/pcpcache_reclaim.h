@@ -33,6 +33,7 @@ FIXTURE_VARIANT(reclaim) {
 FIXTURE_VARIANT_ADD(reclaim, single) { .params = "mode=single" };
 FIXTURE_VARIANT_ADD(reclaim, split) { .params = "mode=split", .split = true };
 FIXTURE_VARIANT_ADD(reclaim, remote) { .params = "mode=remote", .remote = true };
+FIXTURE_VARIANT_ADD(reclaim, blocks) { .params = "mode=blocks", .remote = true };
 
 FIXTURE_SETUP(reclaim)
 {

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * remote mode: frees on another CPU than the one a page was cached on go
- * back to that CPU (its transit list), and every path that empties a
- * magazine empties its transit list too. The purger pattern (allocating
+ * remote and blocks modes: frees on another CPU than the one a page was
+ * cached on go back to that CPU (its transit list), and every path that
+ * empties a magazine empties its transit list too; in blocks mode, what a
+ * CPU keeps at home in its blocks as well. The purger pattern (allocating
  * threads on every CPU but the first, which frees what they allocate in
  * bursts, as jemalloc's purger threads do) against single mode, with the
- * books balanced throughout: pages in transit are a term of their own.
+ * books balanced throughout: pages in transit and at home in blocks are
+ * terms of their own. Then the blocks of blocks mode: a refill's, whole
+ * blocks back on the exit pattern, the block_hold bound and its bad values.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,8 +34,23 @@ FIXTURE(remote) {
 	int fd;
 };
 
+FIXTURE_VARIANT(remote) {
+	const char *mode;
+	bool blocks;
+};
+
+FIXTURE_VARIANT_ADD(remote, remote) { .mode = "remote" };
+FIXTURE_VARIANT_ADD(remote, blocks) { .mode = "blocks", .blocks = true };
+
+#define BLOCK_HOLD	"/sys/module/pcpcache/parameters/block_hold"
+/* module/blocks.h: a block, and block_hold's default */
+#define BLOCK_PAGES	512
+#define HOLD_DEFAULT	(2 * BLOCK_PAGES)
+
 FIXTURE_SETUP(remote)
 {
+	char params[32];
+
 	const char *why = pcp_skip_reason();
 
 	self->fd = -1;
@@ -40,7 +58,8 @@ FIXTURE_SETUP(remote)
 		SKIP(return, "%s", why);
 	if (pcp_nr_cpus() < 2)
 		SKIP(return, "needs two CPUs, this machine has one");
-	ASSERT_EQ(0, pcp_reload("mode=remote"));
+	snprintf(params, sizeof(params), "mode=%s", variant->mode);
+	ASSERT_EQ(0, pcp_reload(params));
 	self->fd = pcp_open_user();
 	ASSERT_LE(0, self->fd);
 }
@@ -51,6 +70,11 @@ FIXTURE_TEARDOWN(remote)
 		close(self->fd);
 	if (pcp_exists(PCP_SYSFS))
 		pcp_run("rmmod pcpcache");
+}
+
+static long long max_ll(long long a, long long b)
+{
+	return a > b ? a : b;
 }
 
 /* One allocating thread: its CPU, its file, and how far it got. */
@@ -121,9 +145,9 @@ static double purger_run(struct __test_metadata *_metadata,
 			ASSERT_EQ(0, pcp_free(a[i].fd, BURST, 0, NULL));
 			__atomic_sub_fetch(&a[i].held, BURST, __ATOMIC_RELEASE);
 			ASSERT_EQ(0, pcp_read_stats(&self->st));
-			if (pcp_stat(&self->st, "cached") + pcp_stat(&self->st, "transit") > *peak)
-				*peak = pcp_stat(&self->st, "cached") +
-					pcp_stat(&self->st, "transit");
+			*peak = max_ll(*peak, pcp_stat(&self->st, "cached") +
+					      pcp_stat(&self->st, "transit") +
+					      pcp_stat(&self->st, "blocks"));
 		}
 		usleep(100);
 	} while (running);
@@ -144,44 +168,51 @@ static double purger_run(struct __test_metadata *_metadata,
 	ASSERT_BOOKS_BALANCE();
 	EXPECT_EQ(0, pcp_stat(&self->st, "transit"));
 	EXPECT_EQ(0, pcp_stat(&self->st, "cached"));
+	EXPECT_EQ(0, pcp_stat(&self->st, "blocks"));
 	return 1000.0 * buddy / ops;
 }
 
 /*
  * Through the user file: single mode gives the buddy allocator nearly a
  * page per operation (the purger's list overflows, the allocators' run
- * dry); remote mode, whose frees go home, at least 3 times fewer (issue
- * 27's figures, from the in-kernel benchmark, are make bench's), parking
- * no more than single mode and each CPU's room: the high and a batch its
- * cached pages and those in transit stay within, and a refill's rest.
+ * dry); remote and blocks modes, whose frees go home, at least 3 times
+ * fewer (issue 27's figures, from the in-kernel benchmark, are make
+ * bench's), parking no more than single mode and each CPU's room: the high
+ * and a batch its cached pages and those in transit stay within, and a
+ * refill's rest; in blocks mode, and block_hold at home.
  */
 TEST_F(remote, user_purger_takes_3x_fewer_buddy_pages_than_single)
 {
-	long long sent, single_peak, remote_peak;
-	double single, remote;
+	long long sent, single_peak, peak, room = 378 + 2 * 63;
+	double single, routed;
 
 	ASSERT_EQ(0, pcp_write("mode", "single"));
 	single = purger_run(_metadata, self, &single_peak);
 	EXPECT_EQ(0, pcp_stat(&self->st, "remote_frees"));
-	ASSERT_EQ(0, pcp_write("mode", "remote"));
-	remote = purger_run(_metadata, self, &remote_peak);
+	ASSERT_EQ(0, pcp_write("mode", variant->mode));
+	routed = purger_run(_metadata, self, &peak);
 	sent = pcp_stat(&self->st, "remote_frees");
-	TH_LOG("buddy pages per 1000 operations: single %.1f, remote %.1f; peak parked: single %lld, remote %lld; remote_frees %lld, remote_overflow %lld",
-	       single, remote, single_peak, remote_peak, sent,
-	       pcp_stat(&self->st, "remote_overflow"));
+	TH_LOG("buddy pages per 1000 operations: single %.1f, %s %.1f; peak parked: single %lld, %s %lld; remote_frees %lld, remote_overflow %lld, whole blocks back %lld",
+	       single, variant->mode, routed, single_peak, variant->mode, peak,
+	       sent, pcp_stat(&self->st, "remote_overflow"),
+	       pcp_stat(&self->st, "block_whole"));
 	EXPECT_LT(0, sent);
 	EXPECT_EQ(sent, pcp_stat(&self->st, "remote_absorbed"));
-	EXPECT_LE(3 * remote, single);
-	EXPECT_LE(remote_peak, single_peak + pcp_nr_cpus() * (378 + 2 * 63));
+	EXPECT_LE(3 * routed, single);
+	if (variant->blocks)
+		room += HOLD_DEFAULT;
+	EXPECT_LE(peak, single_peak + pcp_nr_cpus() * room);
 }
 
 /*
- * What the owner has no room for goes back: its cached pages and those in
- * transit stay within its high and a batch.
+ * What the owner has no room for goes back, to the buddy allocator or, in
+ * blocks mode, home to its block (where block_hold may send other pages
+ * on to the buddy allocator): its cached pages and those in transit stay
+ * within its high and a batch.
  */
 TEST_F(remote, a_free_beyond_the_owners_room_goes_back)
 {
-	long long buddy, room;
+	long long buddy, home, room;
 	long cached;
 
 	ASSERT_EQ(0, pcp_pin(1));
@@ -190,12 +221,19 @@ TEST_F(remote, a_free_beyond_the_owners_room_goes_back)
 	room = 378 + 63 - cached;
 	ASSERT_EQ(0, pcp_read_stats(&self->st));
 	buddy = pcp_stat(&self->st, "buddy_free");
+	home = pcp_stat(&self->st, "blocks");
 	ASSERT_EQ(0, pcp_pin(0));
 	ASSERT_EQ(0, pcp_free(self->fd, 600, 0, NULL));
 	ASSERT_BOOKS_BALANCE();
 	EXPECT_EQ(room, pcp_stat(&self->st, "transit"));
 	EXPECT_EQ(600 - room, pcp_stat(&self->st, "remote_overflow"));
-	EXPECT_EQ(buddy + 600 - room, pcp_stat(&self->st, "buddy_free"));
+	EXPECT_EQ(buddy + home + 600 - room,
+		  pcp_stat(&self->st, "buddy_free") + pcp_stat(&self->st, "blocks"));
+	if (!variant->blocks) {
+		EXPECT_EQ(buddy + 600 - room, pcp_stat(&self->st, "buddy_free"));
+	} else {
+		EXPECT_LT(home, pcp_stat(&self->st, "blocks"));
+	}
 }
 
 /* MOVED pages cached on CPU 1, allocated there and freed on CPU 0. */
@@ -237,23 +275,27 @@ TEST_F(remote, the_owner_absorbs_its_pages_at_its_next_allocation)
 /* A mode switch, a drain and a CPU going offline each give them back. */
 TEST_F(remote, pages_in_transit_go_back_on_switch_drain_and_offline)
 {
-	static const char * const modes[] = { "single", "split", "passthrough" };
+	static const char * const modes[] = { "single", "split", "passthrough",
+					      "remote" };
+	struct pcp_pageset sets[PCP_MAX_CPUS];
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(modes); i++) {
 		send_to_cpu1(_metadata, self);
 		ASSERT_EQ(0, pcp_write("mode", modes[i]));
 		ASSERT_BOOKS_BALANCE();
-		EXPECT_EQ(0, pcp_stat(&self->st, "transit")) {
+		EXPECT_EQ(0, pcp_stat(&self->st, "transit") +
+			     pcp_stat(&self->st, "blocks")) {
 			TH_LOG("after switching to %s", modes[i]);
 		}
-		ASSERT_EQ(0, pcp_write("mode", "remote"));
+		ASSERT_EQ(0, pcp_write("mode", variant->mode));
 	}
 	send_to_cpu1(_metadata, self);
 	ASSERT_EQ(0, pcp_write("drain", "1"));
 	ASSERT_BOOKS_BALANCE();
 	EXPECT_EQ(0, pcp_stat(&self->st, "transit"));
 	EXPECT_EQ(0, pcp_stat(&self->st, "cached"));
+	EXPECT_EQ(0, pcp_stat(&self->st, "blocks"));
 
 	if (pcp_cpu_set_online(1, true) == -ENOENT)
 		SKIP(return, "CPU 1 cannot go offline");
@@ -261,6 +303,8 @@ TEST_F(remote, pages_in_transit_go_back_on_switch_drain_and_offline)
 	ASSERT_EQ(0, pcp_cpu_set_online(1, false));
 	ASSERT_BOOKS_BALANCE();
 	EXPECT_EQ(0, pcp_stat(&self->st, "transit"));
+	ASSERT_LT(1, pcp_read_pagesets(sets, PCP_MAX_CPUS));
+	EXPECT_EQ(variant->blocks ? 0 : -1, sets[1].blocks);
 	/* with CPU 1 gone, a page it owned is freed where it is */
 	ASSERT_EQ(0, pcp_alloc(self->fd, 10, 0, NULL));
 	ASSERT_EQ(0, pcp_free(self->fd, 10, 0, NULL));
@@ -269,14 +313,19 @@ TEST_F(remote, pages_in_transit_go_back_on_switch_drain_and_offline)
 	EXPECT_EQ(0, pcp_stat(&self->st, "transit"));
 }
 
-/* The shrinker counts them and takes them first. */
+/* The shrinker counts them and takes them first, and what is at home. */
 TEST_F(remote, the_shrinker_takes_pages_in_transit)
 {
+	long long home;
+
 	send_to_cpu1(_metadata, self);
+	home = pcp_stat(&self->st, "blocks");
+	EXPECT_EQ(variant->blocks, home > 0);
 	ASSERT_EQ(0, pcp_write_file("/proc/sys/vm/drop_caches", "2"));
 	ASSERT_BOOKS_BALANCE();
 	EXPECT_EQ(0, pcp_stat(&self->st, "transit"));
-	EXPECT_LE(MOVED, pcp_stat(&self->st, "shrink_pages"));
+	EXPECT_EQ(0, pcp_stat(&self->st, "blocks"));
+	EXPECT_LE(MOVED + home, pcp_stat(&self->st, "shrink_pages"));
 }
 
 /* Every order is sent home, and comes back as the same order. */
@@ -306,6 +355,105 @@ TEST_F(remote, every_order_goes_home)
 		ASSERT_EQ(0, pcp_free(self->fd, 1, PCPCACHE_ORDER(order), NULL));
 		ASSERT_BOOKS_BALANCE();
 	}
+}
+
+/* A refill of order 0 in blocks mode: a whole block, its rest at home. */
+TEST_F(remote, a_refill_takes_a_block_and_keeps_the_rest_at_home)
+{
+	struct pcp_pageset sets[PCP_MAX_CPUS];
+	long long refills, buddy;
+
+	if (!variant->blocks)
+		SKIP(return, "remote mode refills a batch, not a block");
+	ASSERT_EQ(0, pcp_write("drain", "1"));
+	ASSERT_EQ(0, pcp_read_stats(&self->st));
+	refills = pcp_stat(&self->st, "block_refills");
+	buddy = pcp_stat(&self->st, "buddy_alloc");
+	ASSERT_EQ(0, pcp_pin(1));
+	ASSERT_EQ(0, pcp_alloc(self->fd, 1, 0, NULL));
+	ASSERT_BOOKS_BALANCE();
+	EXPECT_EQ(refills + 1, pcp_stat(&self->st, "block_refills"));
+	EXPECT_EQ(buddy + BLOCK_PAGES, pcp_stat(&self->st, "buddy_alloc"));
+	ASSERT_LT(1, pcp_read_pagesets(sets, PCP_MAX_CPUS));
+	EXPECT_EQ(62, sets[1].count);
+	EXPECT_EQ(BLOCK_PAGES - 63, sets[1].blocks);
+	EXPECT_EQ(BLOCK_PAGES - 63, pcp_stat(&self->st, "blocks"));
+	/* the next refills come from home, not the buddy allocator */
+	ASSERT_EQ(0, pcp_alloc(self->fd, 300, 0, NULL));
+	ASSERT_BOOKS_BALANCE();
+	EXPECT_EQ(buddy + BLOCK_PAGES, pcp_stat(&self->st, "buddy_alloc"));
+	ASSERT_EQ(0, pcp_free(self->fd, 301, 0, NULL));
+	ASSERT_BOOKS_BALANCE();
+}
+
+/*
+ * The exit pattern: one CPU frees at once what another allocated, whole
+ * blocks of it; home again, at least 80% of them go back as whole blocks.
+ */
+TEST_F(remote, an_exit_gives_whole_blocks_back)
+{
+	long long whole, pieces;
+	const long freed = 4 * BLOCK_PAGES;
+
+	if (!variant->blocks)
+		SKIP(return, "remote mode has no blocks to give back");
+	ASSERT_EQ(0, pcp_write("drain", "1"));
+	ASSERT_EQ(0, pcp_read_stats(&self->st));
+	whole = pcp_stat(&self->st, "block_whole_pages");
+	pieces = pcp_stat(&self->st, "block_pieces");
+	ASSERT_EQ(0, pcp_pin(1));
+	ASSERT_EQ(0, pcp_alloc(self->fd, freed, 0, NULL));
+	ASSERT_EQ(0, pcp_pin(0));
+	ASSERT_EQ(0, pcp_free(self->fd, freed, 0, NULL));
+	ASSERT_BOOKS_BALANCE();
+	ASSERT_EQ(0, pcp_write("drain", "1"));
+	ASSERT_BOOKS_BALANCE();
+	EXPECT_EQ(0, pcp_stat(&self->st, "blocks"));
+	whole = pcp_stat(&self->st, "block_whole_pages") - whole;
+	pieces = pcp_stat(&self->st, "block_pieces") - pieces;
+	TH_LOG("%ld pages freed: %lld back in whole blocks, %lld page by page",
+	       freed, whole, pieces);
+	EXPECT_LE(freed * 8 / 10, whole);
+}
+
+/*
+ * block_hold bounds what each CPU keeps at home; a bad value is refused
+ * with EINVAL and changes nothing.
+ */
+TEST_F(remote, block_hold_bounds_what_is_at_home)
+{
+	static const char * const bad[] = { "-1", "8193", "x", "1 2", "99999999999" };
+	struct pcp_pageset sets[PCP_MAX_CPUS];
+	char buf[32];
+	int i, nr;
+
+	for (i = 0; i < (int)ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(-EINVAL, pcp_write_file(BLOCK_HOLD, bad[i])) {
+			TH_LOG("block_hold '%s'", bad[i]);
+		}
+		ASSERT_LT(0, pcp_read_file(BLOCK_HOLD, buf, sizeof(buf)));
+		EXPECT_STREQ("1024\n", buf);
+	}
+	if (!variant->blocks)
+		SKIP(return, "remote mode keeps nothing at home");
+	ASSERT_EQ(0, pcp_write_file(BLOCK_HOLD, "0"));
+	ASSERT_EQ(0, pcp_pin(1));
+	ASSERT_EQ(0, pcp_alloc(self->fd, 100, 0, NULL));
+	ASSERT_BOOKS_BALANCE();
+	EXPECT_EQ(0, pcp_stat(&self->st, "blocks"));
+	EXPECT_LT(0, pcp_stat(&self->st, "block_pieces"));
+	ASSERT_EQ(0, pcp_free(self->fd, 100, 0, NULL));
+	ASSERT_EQ(0, pcp_write_file(BLOCK_HOLD, "600"));
+	ASSERT_EQ(0, pcp_alloc(self->fd, 3000, 0, NULL));
+	ASSERT_EQ(0, pcp_pin(0));
+	ASSERT_EQ(0, pcp_free(self->fd, 3000, 0, NULL));
+	ASSERT_BOOKS_BALANCE();
+	nr = pcp_read_pagesets(sets, PCP_MAX_CPUS);
+	ASSERT_LT(1, nr);
+	for (i = 0; i < nr; i++)
+		EXPECT_GE(600, sets[i].blocks);
+	EXPECT_LT(0, sets[1].blocks);
+	ASSERT_EQ(0, pcp_write_file(BLOCK_HOLD, "1024"));
 }
 
 TEST_HARNESS_MAIN

@@ -285,7 +285,7 @@ static int cat_file(const char *name)
 
 /*
  * The pagesets as JSON: a list of CPUs, the cold list's in split mode, the
- * pages in transit in remote mode.
+ * pages in transit in remote and blocks modes, those at home in blocks mode.
  */
 static int pagesets_json(void)
 {
@@ -319,6 +319,8 @@ static int pagesets_json(void)
 		}
 		if (sets[i].transit >= 0)
 			json_int(&js, "transit", sets[i].transit);
+		if (sets[i].blocks >= 0)
+			json_int(&js, "blocks", sets[i].blocks);
 		json_end(&js, '}');
 	}
 	json_end(&js, ']');
@@ -370,7 +372,7 @@ static int cmd_mode(int argc, char **argv)
 	}
 	/* the module's own grammar (policy.c), checked before it is asked */
 	if (argc == 2 && pcpcache_mode_parse(argv[1], strlen(argv[1])) < 0) {
-		fprintf(stderr, "%s: '%.*s' is not a mode: passthrough, single, split or remote\n",
+		fprintf(stderr, "%s: '%.*s' is not a mode: passthrough, single, split, remote or blocks\n",
 			who, QUOTE_MAX, argv[1]);
 		return 2;
 	}

@@ -316,7 +316,7 @@ struct ctl_state {
 
 static const char * const ctl_knobs[] = { "batch", "high", "cold_batch",
 					  "cold_high" };
-static const char * const ctl_modes[] = { "passthrough", "single", "split", "remote" };
+static const char * const ctl_modes[] = { "passthrough", "single", "split", "remote", "blocks" };
 #define NR_CTL_MODES	(int)(sizeof(ctl_modes) / sizeof(ctl_modes[0]))
 
 /*

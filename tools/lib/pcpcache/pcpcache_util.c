@@ -364,7 +364,8 @@ long long pcp_stat(const struct pcp_stats *st, const char *name)
 }
 
 /*
- * buddy_alloc - buddy_free == cached + held, and alloc == hit + miss.
+ * buddy_alloc - buddy_free == cached + transit + blocks + held, transit ==
+ * remote_frees - remote_absorbed, and alloc == hit + miss.
  * On failure @why says which, with the numbers.
  */
 bool pcp_books_balance(const struct pcp_stats *st, char *why, size_t size)
@@ -374,13 +375,15 @@ bool pcp_books_balance(const struct pcp_stats *st, char *why, size_t size)
 	long long alloc = pcp_stat(st, "alloc"), hit = pcp_stat(st, "alloc_hit");
 	long long miss = pcp_stat(st, "alloc_miss");
 	long long transit = pcp_stat(st, "transit");
+	long long blocks = pcp_stat(st, "blocks");
 	long long sent = pcp_stat(st, "remote_frees");
 	long long absorbed = pcp_stat(st, "remote_absorbed");
 
-	if (ba - bf != cached + transit + held) {
+	if (ba - bf != cached + transit + blocks + held) {
 		snprintf(why, size,
-			 "buddy_alloc %lld - buddy_free %lld = %lld != cached %lld + transit %lld + held %lld = %lld",
-			 ba, bf, ba - bf, cached, transit, held, cached + transit + held);
+			 "buddy_alloc %lld - buddy_free %lld = %lld != cached %lld + transit %lld + blocks %lld + held %lld = %lld",
+			 ba, bf, ba - bf, cached, transit, blocks, held,
+			 cached + transit + blocks + held);
 		return false;
 	}
 	if (transit != sent - absorbed) {
@@ -393,8 +396,8 @@ bool pcp_books_balance(const struct pcp_stats *st, char *why, size_t size)
 			 alloc, hit, miss);
 		return false;
 	}
-	snprintf(why, size, "buddy_alloc %lld - buddy_free %lld = cached %lld + transit %lld + held %lld",
-		 ba, bf, cached, transit, held);
+	snprintf(why, size, "buddy_alloc %lld - buddy_free %lld = cached %lld + transit %lld + blocks %lld + held %lld",
+		 ba, bf, cached, transit, blocks, held);
 	return true;
 }
 
@@ -434,12 +437,12 @@ static long *pageset_field(struct pcp_pageset *s, const char *name)
 	static const char * const names[] = {
 		"count", "high", "batch", "cold_count", "cold_high",
 		"cold_batch", "order0", "order1", "order2", "order3",
-		"transit",
+		"transit", "blocks",
 	};
 	long *fields[] = {
 		&s->count, &s->high, &s->batch, &s->cold_count, &s->cold_high,
 		&s->cold_batch, &s->order[0], &s->order[1], &s->order[2],
-		&s->order[3], &s->transit,
+		&s->order[3], &s->transit, &s->blocks,
 	};
 	unsigned int i;
 

@@ -19,7 +19,7 @@
 #define PCP_SYSFS	"/sys/module/pcpcache"
 #define PCP_MAX_CPUS	1024
 #define PCP_WATERMARK_BOOST	"/proc/sys/vm/watermark_boost_factor"
-#define PCP_MAX_STATS	64
+#define PCP_MAX_STATS	128
 /* The module's default knobs, as a config line (mode aside). */
 #define PCP_DEFAULT_KNOBS \
 	"batch=63 high=378 cold_batch=31 cold_high=126 high_min=378 high_max=1134"
@@ -46,7 +46,8 @@ struct pcp_pageset {
 	long count, high, batch;
 	long cold_count, cold_high, cold_batch;	/* -1 unless split */
 	long order[PCP_NR_ORDERS];		/* blocks of each order cached */
-	long transit;				/* -1 unless remote */
+	long transit;				/* -1 unless remote or blocks */
+	long blocks;				/* -1 unless blocks */
 };
 
 #ifndef __printf

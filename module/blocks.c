@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pcpcache blocks: blocks mode, after Johannes Weiner's "mm: page_alloc: pcp
+ * buddy allocator" RFC of April 2026 (Documentation/mm/pcpcache-design.rst).
+ * Remote mode's frees (owner.c), with refills of order 0 cut from one large
+ * block the module takes from the buddy allocator and splits itself: order
+ * 9 where there is one, else the largest order down to what the refill
+ * needs. The block belongs to the CPU that took it. What the refill does
+ * not use stays at home, in that CPU's reserve; a page its magazine lets go
+ * goes home again, whichever CPU drains it; a block all of whose pages are
+ * home goes back to the buddy allocator whole. Orders 1 to 3 refill and go
+ * back as in remote mode.
+ *
+ * Pages at home are memory the module holds: the block_hold parameter
+ * bounds them per CPU. Past it, the oldest block wholly at home goes back
+ * whole; when there is none, the partly used block that had a page come
+ * home least recently goes back page by page and stops being tracked: its
+ * pages still in use go to the buddy allocator when they are freed. The
+ * default, two blocks, leaves room for the block being cut and one that
+ * fills up again while frees come home. A drain of a CPU (a write to drain,
+ * a switch out of blocks mode, CPU offline, memory offline) gives all of its
+ * reserve back and tracks none of its blocks any more; the shrinker and
+ * the OOM notifier take the reserve before the magazine.
+ *
+ * One struct pcpcache_block per pageblock-sized slot of the memory present
+ * when blocks mode was first chosen (96 bytes for 2 MiB), allocated then
+ * and kept until unload; memory added later is refilled as in remote mode.
+ * A slot is claimed by cmpxchg() of its owner and changed only under that
+ * owner's reserve lock; released, it can be claimed again only once the
+ * buddy allocator hands out a block there, that is, once none of its pages
+ * is anywhere else.
+ *
+ * A page at home has no reference, as a cached page has; its page->private
+ * keeps its clean mark (core.c).
+ */
+#include <linux/cpumask.h>
+#include <linux/gfp.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/page_ref.h>
+#include <linux/slab.h>
+
+#include "blocks.h"
+#include "compat.h"
+#include "lock.h"
+#include "pcpcache.h"
+
+struct pcpcache_block {
+	struct list_head node;	/* on its owner's reserve, while tracked */
+	unsigned int owner;	/* CPU + 1; 0: not tracked */
+	u16 home;		/* base pages at home */
+	u16 first;		/* the block's first page, from its slot's */
+	u8 order;		/* the block's order */
+	DECLARE_BITMAP(map, PCPCACHE_BLOCK_PAGES);	/* pages at home */
+};
+
+static struct {
+	struct pcpcache_block *slot;
+	unsigned long base;	/* the first page frame, block-aligned */
+	unsigned long len;	/* slots */
+} pcpcache_blocks;
+
+unsigned int pcpcache_block_hold = PCPCACHE_BLOCK_HOLD_DEFAULT;
+
+static int pcpcache_block_hold_set(const char *val,
+				   const struct kernel_param *kp)
+{
+	unsigned int hold;
+
+	if (kstrtouint(val, 0, &hold) || hold > PCPCACHE_BLOCK_HOLD_MAX)
+		return -EINVAL;
+	WRITE_ONCE(pcpcache_block_hold, hold);
+	return 0;
+}
+
+static const struct kernel_param_ops pcpcache_block_hold_ops = {
+	.set = pcpcache_block_hold_set,
+	.get = param_get_uint,
+};
+module_param_cb(block_hold, &pcpcache_block_hold_ops, &pcpcache_block_hold, 0644);
+MODULE_PARM_DESC(block_hold,
+		 "blocks mode: most pages a CPU keeps at home in its blocks (0-8192, default 1024)");
+
+void pcpcache_reserve_init(struct pcpcache_reserve *r)
+{
+	raw_spin_lock_init(&r->lock);
+	INIT_LIST_HEAD(&r->home);
+	INIT_LIST_HEAD(&r->whole);
+	INIT_LIST_HEAD(&r->out);
+	r->pages = 0;
+}
+
+/**
+ * pcpcache_blocks_ready - allocate the block table, once
+ *
+ * Called under the configuration mutex before blocks mode is put in force.
+ *
+ * Return: 0, or -ENOMEM with nothing changed.
+ */
+int pcpcache_blocks_ready(void)
+{
+	unsigned long start = ULONG_MAX, end = 0;
+	struct pcpcache_block *table;
+	int nid;
+
+	if (pcpcache_blocks.slot)
+		return 0;
+	for_each_online_node(nid) {
+		start = min(start, node_start_pfn(nid));
+		end = max(end, node_end_pfn(nid));
+	}
+	if (end <= start)
+		return -ENOMEM;
+	start = ALIGN_DOWN(start, PCPCACHE_BLOCK_PAGES);
+	end = ALIGN(end, PCPCACHE_BLOCK_PAGES);
+	table = kvcalloc((end - start) >> PCPCACHE_BLOCK_ORDER, sizeof(*table),
+			 GFP_KERNEL);
+	if (!table)
+		return -ENOMEM;
+	pcpcache_blocks.base = start;
+	pcpcache_blocks.len = (end - start) >> PCPCACHE_BLOCK_ORDER;
+	/* the bounds before the table, for lockless readers */
+	smp_store_release(&pcpcache_blocks.slot, table);
+	return 0;
+}
+
+/* The slot of page frame @pfn, or NULL outside the table. */
+static struct pcpcache_block *pcpcache_block_slot(unsigned long pfn)
+{
+	/* pairs with the store in pcpcache_blocks_ready(): bounds first */
+	struct pcpcache_block *table = smp_load_acquire(&pcpcache_blocks.slot);
+	unsigned long i = (pfn - pcpcache_blocks.base) >> PCPCACHE_BLOCK_ORDER;
+
+	return table && i < pcpcache_blocks.len ? &table[i] : NULL;
+}
+
+static unsigned long pcpcache_block_pfn(const struct pcpcache_block *b)
+{
+	return pcpcache_blocks.base +
+	       ((unsigned long)(b - pcpcache_blocks.slot) << PCPCACHE_BLOCK_ORDER) +
+	       b->first;
+}
+
+static struct pcpcache_reserve *pcpcache_reserve(int cpu)
+{
+	return &per_cpu_ptr(&pcpcache_cpus, cpu)->reserve;
+}
+
+/* What a detached block leaves to give back, outside the reserve's lock. */
+struct pcpcache_leftovers {
+	struct list_head whole;		/* blocks, their order in ->private */
+	struct pcpcache_cut pieces;	/* pages of partly used blocks */
+};
+
+static void pcpcache_leftovers_init(struct pcpcache_leftovers *l)
+{
+	INIT_LIST_HEAD(&l->whole);
+	mag_cut_init(&l->pieces);
+}
+
+/*
+ * Take @b off its owner's reserve and stop tracking it: its pages at home
+ * go to @l, as the block when all of them are. Under the reserve's lock.
+ */
+static void pcpcache_block_detach(struct pcpcache_reserve *r,
+				  struct pcpcache_block *b,
+				  struct pcpcache_leftovers *l)
+{
+	struct page *first = pfn_to_page(pcpcache_block_pfn(b));
+	unsigned int i, size = 1U << b->order;
+
+	list_del(&b->node);
+	WRITE_ONCE(r->pages, r->pages - b->home);
+	if (b->home == size) {
+		set_page_private(first, b->order);
+		list_add_tail(&first->lru, &l->whole);
+	} else {
+		for_each_set_bit(i, b->map, size)
+			list_add_tail(&(first + i)->lru, &l->pieces.pages[0]);
+		l->pieces.count += b->home;
+	}
+	bitmap_zero(b->map, size);
+	b->home = 0;
+	/* last: from here on the slot may be claimed again */
+	smp_store_release(&b->owner, 0);
+}
+
+/*
+ * Under the reserve's lock: the block to give back first, or NULL. The
+ * oldest whole one, which goes back whole; else the partly used one that
+ * had a page come home least recently, the least likely to be whole soon.
+ */
+static struct pcpcache_block *pcpcache_reserve_victim(struct pcpcache_reserve *r)
+{
+	if (!list_empty(&r->whole))
+		return list_first_entry(&r->whole, struct pcpcache_block, node);
+	if (!list_empty(&r->home))
+		return list_last_entry(&r->home, struct pcpcache_block, node);
+	return NULL;
+}
+
+/* Under the reserve's lock: give blocks back until it is within block_hold. */
+static void pcpcache_reserve_bound(struct pcpcache_reserve *r,
+				   struct pcpcache_leftovers *l)
+{
+	struct pcpcache_block *b;
+
+	while (r->pages > READ_ONCE(pcpcache_block_hold)) {
+		b = pcpcache_reserve_victim(r);
+		if (!b)
+			break;
+		pcpcache_block_detach(r, b, l);
+	}
+}
+
+/* Give back what detached blocks left, counted; outside the lock. */
+static unsigned long pcpcache_leftovers_free(struct pcpcache_leftovers *l)
+{
+	unsigned long nr = l->pieces.count;
+	unsigned int order, i;
+	struct page *page, *next;
+
+	list_for_each_entry_safe(page, next, &l->whole, lru) {
+		order = page_private(page);
+		list_del(&page->lru);
+		for (i = 0; i < 1U << order; i++)
+			set_page_private(page + i, 0);
+		page_ref_unfreeze(page, 1);
+		pcpcache_free_block(page, order);
+		pcpcache_count(PCPCACHE_BLOCK_WHOLE, 1);
+		pcpcache_count(PCPCACHE_BLOCK_WHOLE_PAGES, 1U << order);
+		pcpcache_count(PCPCACHE_BUDDY_FREE, 1U << order);
+		nr += 1U << order;
+	}
+	if (l->pieces.count) {
+		pcpcache_count(PCPCACHE_BLOCK_PIECES, l->pieces.count);
+		/* not tracked any more: these go to the buddy allocator */
+		pcpcache_give_back(&l->pieces);
+	}
+	return nr;
+}
+
+/* Take up to @nr pages at home in @r's blocks onto @pages. */
+static unsigned int pcpcache_reserve_take(struct pcpcache_reserve *r,
+					  unsigned int nr,
+					  struct list_head *pages)
+{
+	struct pcpcache_leftovers l;
+	struct pcpcache_block *b;
+	unsigned int got = 0, i;
+	unsigned long flags;
+	struct page *first;
+
+	if (!READ_ONCE(r->pages))
+		return 0;
+	pcpcache_leftovers_init(&l);
+	raw_spin_lock_irqsave(&r->lock, flags);
+	while (got < nr) {
+		/* partly used blocks first: whole ones may go back whole */
+		b = list_first_entry_or_null(&r->home, struct pcpcache_block, node);
+		if (!b)
+			b = list_first_entry_or_null(&r->whole, struct pcpcache_block,
+						     node);
+		if (!b)
+			break;
+		first = pfn_to_page(pcpcache_block_pfn(b));
+		/*
+		 * Its pageblock isolated for memory going offline: none of
+		 * it is handed out, all of it goes (a drain follows anyway)
+		 */
+		if (unlikely(pcpcache_page_block_refused(first))) {
+			pcpcache_block_detach(r, b, &l);
+			continue;
+		}
+		for_each_set_bit(i, b->map, 1U << b->order) {
+			__clear_bit(i, b->map);
+			list_add_tail(&(first + i)->lru, pages);
+			b->home--;
+			if (++got == nr)
+				break;
+		}
+		list_move(&b->node, b->home ? &r->home : &r->out);
+	}
+	WRITE_ONCE(r->pages, r->pages - got);
+	raw_spin_unlock_irqrestore(&r->lock, flags);
+	pcpcache_leftovers_free(&l);
+	return got;
+}
+
+/*
+ * Take a new block for @cpu from its node, split it, put @nr pages of it on
+ * @pages and the rest at home. The largest order first, without reclaim;
+ * the smallest that holds @nr with the refill's own mask.
+ */
+static unsigned int pcpcache_block_new(int cpu, gfp_t gfp, unsigned int nr,
+				       struct list_head *pages)
+{
+	unsigned int need = min_t(unsigned int, order_base_2(nr),
+				  PCPCACHE_BLOCK_ORDER);
+	unsigned long clean = want_init_on_alloc(gfp) || want_init_on_free() ?
+			      PCPCACHE_PAGE_CLEAN : 0;
+	struct pcpcache_reserve *r = pcpcache_reserve(cpu);
+	unsigned int order, i, got = 0, home = 0;
+	struct pcpcache_leftovers l;
+	struct pcpcache_block *b;
+	struct page *page = NULL;
+	unsigned long flags, pfn;
+	gfp_t try;
+
+	for (order = PCPCACHE_BLOCK_ORDER;; order--) {
+		try = gfp | __GFP_THISNODE;
+		if (order > need)
+			try = (try & ~__GFP_DIRECT_RECLAIM) | __GFP_NORETRY;
+		page = alloc_pages_node(cpu_to_mem(cpu), try, order);
+		if (page || order == need)
+			break;
+	}
+	if (!page)
+		return 0;
+	pfn = page_to_pfn(page);
+	b = pcpcache_block_slot(pfn);
+	/* beyond the table, or its slot has a smaller block already */
+	if (!b || cmpxchg(&b->owner, 0, cpu + 1)) {
+		__free_pages(page, order);
+		return 0;
+	}
+	pcpcache_count(PCPCACHE_BUDDY_ALLOC, 1U << order);
+	pcpcache_count(PCPCACHE_BLOCK_REFILLS, 1);
+	split_page(page, order);
+	for (i = 0; i < 1U << order; i++) {
+		/* a speculative reference meanwhile: its holder frees it */
+		if (unlikely(!page_ref_freeze(page + i, 1))) {
+			put_page(page + i);
+			pcpcache_count(PCPCACHE_BUDDY_FREE, 1);
+			continue;
+		}
+		set_page_private(page + i, clean);
+		if (got < nr) {
+			list_add_tail(&page[i].lru, pages);
+			got++;
+		} else {
+			__set_bit(i, b->map);
+			home++;
+		}
+	}
+
+	pcpcache_leftovers_init(&l);
+	raw_spin_lock_irqsave(&r->lock, flags);
+	b->order = order;
+	b->first = pfn & (PCPCACHE_BLOCK_PAGES - 1);
+	b->home = home;
+	list_add(&b->node, home ? &r->home : &r->out);
+	WRITE_ONCE(r->pages, r->pages + home);
+	/*
+	 * The CPU went down or left blocks mode while we split: its drain
+	 * has been, or is waiting for this lock, and takes what is here;
+	 * nothing may be kept after it.
+	 */
+	if (unlikely(!cpu_online(cpu) ||
+		     READ_ONCE(per_cpu_ptr(&pcpcache_cpus, cpu)->mag.mode) !=
+		     PCPCACHE_MODE_BLOCKS))
+		pcpcache_block_detach(r, b, &l);
+	else
+		pcpcache_reserve_bound(r, &l);
+	raw_spin_unlock_irqrestore(&r->lock, flags);
+	pcpcache_leftovers_free(&l);
+	return got;
+}
+
+/**
+ * pcpcache_blocks_refill - refill pages of order 0 from this CPU's blocks
+ * @gfp: the refill's mask
+ * @nr: how many
+ * @pages: where they go, without a reference, their page->private set
+ *
+ * From the blocks at home first, then from a new block. Called with
+ * interrupts on, as a refill is: the CPU we run on may change meanwhile,
+ * which only makes another CPU the owner of the new block.
+ *
+ * Return: how many are on @pages; 0 when the buddy allocator had no block
+ * for us (the caller refills as remote mode does).
+ */
+unsigned int pcpcache_blocks_refill(gfp_t gfp, unsigned int nr,
+				    struct list_head *pages)
+{
+	int cpu = raw_smp_processor_id();
+	unsigned int got;
+
+	got = pcpcache_reserve_take(pcpcache_reserve(cpu), nr, pages);
+	if (got < nr)
+		got += pcpcache_block_new(cpu, gfp, nr - got, pages);
+	return got;
+}
+
+/**
+ * pcpcache_blocks_return - send a page of order 0 home to its block
+ * @page: the page, without a reference
+ *
+ * From any CPU but in NMI, with or without a magazine's lock: the one
+ * taken here is the owner's reserve's, which nothing inside holds.
+ *
+ * Return: true when it is home; false when it is not of a tracked block,
+ * or its pageblock is isolated, or it is poisoned: the caller gives it to
+ * the buddy allocator.
+ */
+bool pcpcache_blocks_return(struct page *page)
+{
+	unsigned long pfn = page_to_pfn(page), off, flags;
+	struct pcpcache_leftovers l;
+	struct pcpcache_reserve *r;
+	struct pcpcache_block *b;
+	unsigned int owner;
+	bool home = false;
+
+	b = pcpcache_block_slot(pfn);
+	if (!b || in_nmi())
+		return false;
+	owner = READ_ONCE(b->owner);
+	if (!owner)
+		return false;
+	pcpcache_leftovers_init(&l);
+	r = pcpcache_reserve(owner - 1);
+	raw_spin_lock_irqsave(&r->lock, flags);
+	off = pfn - pcpcache_block_pfn(b);
+	if (b->owner == owner && off < 1U << b->order &&
+	    !test_bit(off, b->map) && !PageHWPoison(page) &&
+	    !pcpcache_page_block_refused(page)) {
+		__set_bit(off, b->map);
+		/* the most recently used first; whole ones in the order they became so */
+		if (++b->home == 1U << b->order)
+			list_move_tail(&b->node, &r->whole);
+		else
+			list_move(&b->node, &r->home);
+		WRITE_ONCE(r->pages, r->pages + 1);
+		pcpcache_reserve_bound(r, &l);
+		home = true;
+	}
+	raw_spin_unlock_irqrestore(&r->lock, flags);
+	pcpcache_leftovers_free(&l);
+	return home;
+}
+
+/**
+ * pcpcache_blocks_release - give back what a CPU keeps at home
+ * @cpu: the CPU
+ * @nr: about how many pages: a block more at most; ULONG_MAX for all
+ * @untrack: stop tracking every block of @cpu too (a drain): then nothing
+ *	     of it is home again
+ *
+ * A block at a time under the lock, fullest first.
+ *
+ * Return: the pages given back.
+ */
+unsigned long pcpcache_blocks_release(int cpu, unsigned long nr, bool untrack)
+{
+	struct pcpcache_reserve *r = pcpcache_reserve(cpu);
+	struct pcpcache_leftovers l;
+	struct pcpcache_block *b;
+	unsigned long freed = 0;
+	unsigned long flags;
+
+	if (!READ_ONCE(pcpcache_blocks.slot))
+		return 0;
+	while (freed < nr) {
+		pcpcache_leftovers_init(&l);
+		raw_spin_lock_irqsave(&r->lock, flags);
+		b = pcpcache_reserve_victim(r);
+		if (!b && untrack && !list_empty(&r->out))
+			b = list_first_entry(&r->out, struct pcpcache_block, node);
+		if (b)
+			pcpcache_block_detach(r, b, &l);
+		raw_spin_unlock_irqrestore(&r->lock, flags);
+		if (!b)
+			break;
+		freed += pcpcache_leftovers_free(&l);
+	}
+	return freed;
+}
+
+/* The pages at home in @cpu's blocks, read without the lock. */
+unsigned int pcpcache_cpu_blocks(int cpu)
+{
+	return READ_ONCE(pcpcache_reserve(cpu)->pages);
+}
+
+/**
+ * pcpcache_blocks_pages - pages at home in the blocks of a node's CPUs
+ * @nid: the node, or NUMA_NO_NODE for all
+ *
+ * Return: the sum over every possible CPU.
+ */
+unsigned long pcpcache_blocks_pages(int nid)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (nid == NUMA_NO_NODE || cpu_to_mem(cpu) == nid)
+			sum += pcpcache_cpu_blocks(cpu);
+	return sum;
+}
+
+/* At unload, once no page can be allocated or freed any more. */
+void pcpcache_blocks_exit(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		pcpcache_blocks_release(cpu, ULONG_MAX, true);
+	kvfree(pcpcache_blocks.slot);
+	pcpcache_blocks.slot = NULL;
+}
