@@ -12,8 +12,9 @@
 # - replay it through the module in lockstep and compare each CPU's hits,
 #   misses, refills, drains and buddy traffic with the simulator on the
 #   same setting: exact agreement, under single and split, with the
-#   default knobs and with batch 4 / high 8, where every design drains;
-#   the books balance once the pages held go back;
+#   default knobs and with batch 4 / high 8, where every design drains,
+#   and under remote and blocks, blocks given back whole and in pieces
+#   and all; the books balance once the pages held go back;
 # - the configuration is the one found, after a run and after a refusal;
 #   replay --parallel of the same trace keeps the books balanced.
 #
@@ -96,6 +97,7 @@ check "replay split, batch 4 high 8: they agree" \
 	same_counts --set "mode=split batch=4 high=8 cold_batch=2 cold_high=4"
 check "replay passthrough: they agree" same_counts --set "mode=passthrough"
 check "replay remote: they agree" same_counts --set "mode=remote"
+check "replay blocks: they agree" same_counts --set "mode=blocks"
 
 # jemalloc's purger: CPU 1 allocates, CPU 0 frees in bursts of 512, up to
 # 1024 held; 20480 pages each way
@@ -123,6 +125,45 @@ purger_counts() # MODE
 }
 check "replay single on a purger trace: they agree" purger_counts single
 check "replay remote on a purger trace: they agree, remote frees and all" purger_counts remote
+check "replay blocks on a purger trace: they agree, remote frees and all" purger_counts blocks
+
+# 2048 pages held on one CPU, freed on both by turns, four times over:
+# blocks come home whole, and partly used ones go back in pieces
+awk 'BEGIN {
+	print "# pcptrace 1"; print "# cpus 2"
+	for (r = 0; r < 4; r++) {
+		for (i = 0; i < 2048; i++)
+			printf "1 %d alloc 0x%x 0 1\n", r % 2, 4096 + i
+		for (i = 0; i < 2048; i++)
+			printf "1 %d free 0x%x 0 1\n", (r + i) % 2, 4096 + i
+	}
+}' > $W/whole.txt
+
+# the module's column NAME of replay's table, summed over the CPUs
+module_sum() # name
+{
+	awk -v name="$1" '$1 == "cpu" && !c { for (i = 2; i <= NF; i++) if ($i == name) c = i + 1 }
+		$2 == "module" && c { sum += $c } END { print sum + 0 }' $W/replay.out
+}
+
+blocks_counts() # KNOBS
+{
+	before=$(config_now)
+	pcpctl replay $W/whole.txt --check --set "$1" > $W/replay.out 2>&1
+	rc=$?
+	cat $W/replay.out
+	whole=$(module_sum block_whole)
+	pieces=$(module_sum block_pieces)
+	echo "blocks given back whole $whole, pages given back in pieces $pieces"
+	[ $rc = 0 ] && grep -q 'simulator and module agree on every CPU' $W/replay.out &&
+		grep -q '^books balance: ' $W/replay.out &&
+		[ "$whole" -gt 0 ] && [ "$pieces" -gt 0 ] &&
+		[ "$(config_now)" = "$before" ]
+}
+check "replay blocks, blocks back whole and in pieces: they agree" \
+	blocks_counts "mode=blocks"
+check "replay blocks, batch 4 high 8: they agree" \
+	blocks_counts "mode=blocks batch=4 high=8"
 
 # a field of simulate --json's (one setting)
 field() # file name

@@ -1234,6 +1234,7 @@ struct pattern {
 	const char *name;	/* the bench file's test */
 	double buddy_in, buddy_out, refills, drains;	/* per 1000 ops */
 	double cycles, parked_mean, parked_peak, transit;
+	double whole;		/* % of the pages given back, in whole blocks */
 	char per_cpu[256];	/* pages parked per CPU at the end */
 	char skipped[192];
 };
@@ -1354,6 +1355,10 @@ static int pattern_row(const struct opts *o, const char *mode, unsigned int nr,
 		       counting ? 1000.0 * kout / ops : NAN;
 	p->refills = mode ? per_1000(&st0, &st1, "refill", ops) : NAN;
 	p->drains = mode ? per_1000(&st0, &st1, "drain", ops) : NAN;
+	p->whole = NAN;
+	if (mode && p->buddy_out > 0)
+		p->whole = 100.0 * per_1000(&st0, &st1, "block_whole_pages", ops) /
+			   p->buddy_out;
 	/* counters of the designs with remote frees, where the module has them */
 	p->transit = 0;
 	if (mode && pcp_stat_find(&st1, "remote_frees", &from) &&
@@ -1367,7 +1372,7 @@ static int pattern_row(const struct opts *o, const char *mode, unsigned int nr,
 static void pattern_print(const struct opts *o, const char *design,
 			  const struct pattern *p)
 {
-	char c[9][32];
+	char c[10][32];
 
 	if (o->js) {
 		json_begin(o->js, NULL, '{');
@@ -1382,13 +1387,13 @@ static void pattern_print(const struct opts *o, const char *design,
 		}
 		return;
 	}
-	fprintf(o->out, "%-12s %7s %7s %7s %7s %7s %9s %7s %7s %7s  %s\n", design,
+	fprintf(o->out, "%-12s %7s %7s %7s %7s %7s %9s %7s %7s %7s %6s  %s\n", design,
 		cell(c[0], 32, p->buddy_in, 1), cell(c[1], 32, p->buddy_out, 1),
 		cell(c[2], 32, p->buddy_in + p->buddy_out, 1),
 		cell(c[3], 32, p->refills, 2), cell(c[4], 32, p->drains, 2),
 		cell(c[5], 32, p->cycles, 0), cell(c[6], 32, p->parked_mean, 0),
 		cell(c[7], 32, p->parked_peak, 0), cell(c[8], 32, p->transit, 0),
-		p->per_cpu[0] ? p->per_cpu : "-");
+		cell(c[9], 32, p->whole, 0), p->per_cpu[0] ? p->per_cpu : "-");
 	if (!o->js)
 		return;
 	json_num(o->js, "buddy_alloc_per_1000", p->buddy_in);
@@ -1399,6 +1404,7 @@ static void pattern_print(const struct opts *o, const char *design,
 	json_num(o->js, "parked_mean", p->parked_mean);
 	json_num(o->js, "parked_peak", p->parked_peak);
 	json_num(o->js, "in_transit", p->transit);
+	json_num(o->js, "whole_block_percent", p->whole);
 	json_str(o->js, "parked_per_cpu_at_end", p->per_cpu);
 	json_end(o->js, '}');
 }
@@ -1422,8 +1428,10 @@ static int run_patterns(const struct opts *o)
 		"in all keeping up to %u each, the first frees them in bursts of 512; exit, the\n"
 		"others allocate %u pages, then the first frees them all. Per 1000 operations (an\n"
 		"allocation or a free): pages taken from (in) and given back to (out) the buddy\n"
-		"allocator, refills, drains; cycles per operation; pages parked (cached or in\n"
-		"transit: mean and peak after each burst; per CPU at the end); sums of %u runs\n"
+		"allocator, refills, drains; cycles per operation; pages parked (cached, in\n"
+		"transit or at home in blocks: mean and peak after each burst; cached per CPU at\n"
+		"the end); whole: the share of pages given back in whole blocks (blocks\n"
+		"mode; in percent); sums of %u runs\n"
 		"after an untimed one. kernel: alloc_pages() itself, the kernel's own lists (%s,\n"
 		"CPU 0: high %ld, batch %ld): in and out are the pages they refilled from and\n"
 		"drained to the zones (tracefs: kmem:mm_page_alloc_zone_locked with\n"
@@ -1441,9 +1449,10 @@ static int run_patterns(const struct opts *o)
 		return 0;
 	}
 	for (t = 0; t < ARRAY_SIZE(tests); t++) {
-		fprintf(o->out, "\n%-12s %7s %7s %7s %7s %7s %9s %7s %7s %7s  %s\n",
+		fprintf(o->out, "\n%-12s %7s %7s %7s %7s %7s %9s %7s %7s %7s %6s  %s\n",
 			tests[t], "in", "out", "in+out", "refills", "drains",
-			"cycles/op", "parked", "peak", "transit", "per CPU at end");
+			"cycles/op", "parked", "peak", "transit", "whole",
+			"per CPU at end");
 		for (d = 0; d <= nd; d++) {
 			p.name = tests[t];
 			err = pattern_row(o, d < nd ? designs[d] : NULL, nr, &p);

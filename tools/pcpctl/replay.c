@@ -12,7 +12,8 @@
  * file of the CPU that allocated it: not necessarily the same page, but
  * one of the same owner (remote mode sends a free to the CPU a page was
  * handed out on); the lists count blocks, so which one makes no
- * difference to any counter.
+ * difference to their counters. Blocks mode's blocks do know which page
+ * comes home: --check simulates the files' choice, the newest.
  *
  * --parallel runs a thread per CPU at once, each waiting only for the
  * allocation of a page it frees: closer to the recorded timing, but
@@ -53,10 +54,19 @@ static const char *replay_help =
 static const char *const counters[] = {
 	"alloc_hit", "alloc_miss", "refill", "refill_pages", "drain",
 	"drain_pages", "buddy_alloc", "buddy_free", "remote_frees",
-	"remote_absorbed", "remote_overflow",
+	"remote_absorbed", "remote_overflow", "block_refills", "block_whole",
+	"block_whole_pages", "block_pieces",
 };
 
 #define NR_COUNTERS	ARRAY_SIZE(counters)
+
+/* A column of the table: 12 wide, or as its name */
+static int column(unsigned int k)
+{
+	int len = strlen(counters[k]);
+
+	return len > 12 ? len : 12;
+}
 
 static uint64_t sim_counter(const struct sim_cpu *c, unsigned int k)
 {
@@ -64,6 +74,8 @@ static uint64_t sim_counter(const struct sim_cpu *c, unsigned int k)
 		c->alloc_hit, c->alloc_miss, c->refill, c->refill_pages,
 		c->drain, c->drain_pages, c->buddy_alloc, c->buddy_free,
 		c->remote_frees, c->remote_absorbed, c->remote_overflow,
+		c->block_refills, c->block_whole, c->block_whole_pages,
+		c->block_pieces,
 	};
 
 	return v[k];
@@ -335,6 +347,19 @@ static int books(bool quiet)
 	return 0;
 }
 
+/* The module's block_hold, which blocks mode's simulation needs. */
+static unsigned int module_block_hold(void)
+{
+	char buf[32];
+	unsigned long v;
+	char *end;
+
+	if (pcp_read_file(PCP_SYSFS "/parameters/block_hold", buf, sizeof(buf)) <= 0)
+		return SIM_BLOCK_HOLD;
+	v = strtoul(buf, &end, 10);
+	return end != buf && v <= SIM_BLOCK_HOLD_MAX ? v : SIM_BLOCK_HOLD;
+}
+
 /* The configuration the run uses: --set's on the one in force. */
 static int run_config(const char *set, char *saved, size_t size,
 		      struct pcpcache_config *cfg)
@@ -392,7 +417,9 @@ int cmd_replay(int argc, char **argv)
 	bool par = false, check = false, json = false, agree = true;
 	unsigned long long *before = NULL, *after = NULL;
 	struct replay r = { .fd = NULL };
-	struct sim_setting s = { .max_order = PCP_TRACE_MAX_ORDER };
+	struct sim_setting s = {
+		.max_order = PCP_TRACE_MAX_ORDER, .as_replayed = true,
+	};
 	struct sigaction sa = { .sa_handler = on_replay_signal };
 	struct sim_result sim = { 0 };
 	char saved[512], label[96];
@@ -468,6 +495,7 @@ int cmd_replay(int argc, char **argv)
 		goto out_trace;
 	}
 	s.design = (enum sim_design)s.cfg.mode;
+	s.block_hold = module_block_hold();
 	if (open_files(&r))
 		goto out_file;
 	if (read_percpu_counts(counters, NR_COUNTERS, before, n))
@@ -521,18 +549,18 @@ int cmd_replay(int argc, char **argv)
 		       r.ops ? (double)r.cycles / r.ops : 0);
 		printf("%-4s %-7s", "cpu", "");
 		for (k = 0; k < NR_COUNTERS; k++)
-			printf(" %12s", counters[k]);
+			printf(" %*s", column(k), counters[k]);
 		putchar('\n');
 		for (cpu = 0; cpu < n; cpu++) {
 			printf("%-4u %-7s", cpu, "module");
 			for (k = 0; k < NR_COUNTERS; k++)
-				printf(" %12llu", after[cpu * NR_COUNTERS + k]);
+				printf(" %*llu", column(k), after[cpu * NR_COUNTERS + k]);
 			putchar('\n');
 			if (!check)
 				continue;
 			printf("%-4s %-7s", "", "sim");
 			for (k = 0; k < NR_COUNTERS; k++)
-				printf(" %12" PRIu64 "%s", sim_counter(&sim.cpu[cpu], k),
+				printf(" %*" PRIu64 "%s", column(k), sim_counter(&sim.cpu[cpu], k),
 				       sim_counter(&sim.cpu[cpu], k) ==
 				       after[cpu * NR_COUNTERS + k] ? "" : "!");
 			putchar('\n');

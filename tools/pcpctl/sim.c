@@ -15,6 +15,12 @@
  * allocator), and the owner's next allocation takes the list into its
  * magazine uncut.
  *
+ * Blocks mode (blocks.c) is remote mode with refills of order 0 cut from
+ * blocks of 512 pages, the buddy allocator always having one: each page
+ * knows its block and offset, and each CPU has blocks.c's reserve, the
+ * same lists in the same order, so that which page goes where, and which
+ * block goes back whole, is the module's.
+ *
  * Kept free of kernel-only calls, like magazine.c: it builds against the
  * kernel's tools/include/linux/list.h.
  */
@@ -26,9 +32,33 @@
 #include "kmodel.h"
 #include "sim.h"
 
+struct sblock;
+
 struct blk {
 	struct list_head lru;	/* first: a node is its block */
 	unsigned int owner;	/* remote: the CPU that cached or handed it out */
+	struct sblock *block;	/* blocks: the block it is a page of; or NULL */
+};
+
+#define SIM_MAP_WORDS	(SIM_BLOCK_PAGES / 64)
+
+/* blocks.c's struct pcpcache_block, with its pages */
+struct sblock {
+	struct list_head node;	/* on its owner's reserve, while tracked */
+	struct list_head all;	/* every block alive, to free them at the end */
+	unsigned int owner;	/* CPU + 1; 0: not tracked */
+	unsigned int home;	/* pages at home */
+	unsigned int out;	/* pages neither at home nor in the buddy allocator */
+	uint64_t map[SIM_MAP_WORDS];	/* pages at home */
+	struct blk page[SIM_BLOCK_PAGES];
+};
+
+/* blocks.c's struct pcpcache_reserve */
+struct sreserve {
+	struct list_head home;	/* partly at home, the last come home first */
+	struct list_head whole;	/* wholly at home, oldest first */
+	struct list_head out;	/* none at home */
+	unsigned int pages;
 };
 
 /* Blocks come from chunks and go back to a free list through lru.next. */
@@ -92,13 +122,209 @@ struct sim {
 	struct list_head **held;	/* by slot */
 	struct pcpcache_cut *transit;	/* remote: by CPU, newest first */
 	uint64_t in_transit;		/* all CPUs */
-	uint64_t parked;		/* all CPUs, in transit too */
+	struct sreserve *reserve;	/* blocks: by CPU */
+	struct list_head blocks;	/* blocks: all alive */
+	uint64_t at_home;		/* blocks: all CPUs */
+	uint32_t *alloc_cpu;		/* as_replayed: by slot */
+	struct list_head *user;		/* as_replayed: by CPU and order, newest first */
+	uint64_t parked;		/* all CPUs, in transit and at home too */
 	bool nomem;
 };
 
-/* Give a cut's blocks back: a drain of @c, counted as core.c counts it. */
-static void give_back(struct sim *sim, struct sim_cpu *c, struct pcpcache_cut *cut)
+static bool routes_frees(const struct sim *sim)
 {
+	return sim->s->design == SIM_REMOTE || sim->s->design == SIM_BLOCKS;
+}
+
+/* The lowest page at home in @b at or after @i; SIM_BLOCK_PAGES if none. */
+static unsigned int next_home(const struct sblock *b, unsigned int i)
+{
+	uint64_t w;
+
+	while (i < SIM_BLOCK_PAGES) {
+		w = b->map[i / 64] >> (i % 64);
+		if (w)
+			return i + __builtin_ctzll(w);
+		i = (i / 64 + 1) * 64;
+	}
+	return SIM_BLOCK_PAGES;
+}
+
+static void block_put(struct sblock *b)
+{
+	list_del(&b->all);
+	free(b);
+}
+
+/* A page into the buddy allocator: a block goes once none of it is out. */
+static void to_buddy(struct sim *sim, struct list_head *node)
+{
+	struct sblock *b = ((struct blk *)node)->block;
+
+	if (!b) {
+		pool_put(&sim->pool, node);
+		return;
+	}
+	if (!--b->out && !b->owner)
+		block_put(b);
+}
+
+/*
+ * blocks.c's pcpcache_block_detach() and pcpcache_leftovers_free(): @b
+ * off @r, untracked, what is at home given back, counted on @c, the CPU
+ * that runs it.
+ */
+static void block_detach(struct sim *sim, struct sreserve *r,
+			 struct sblock *b, struct sim_cpu *c)
+{
+	list_del(&b->node);
+	r->pages -= b->home;
+	sim->at_home -= b->home;
+	if (b->home == SIM_BLOCK_PAGES) {
+		c->block_whole++;
+		c->block_whole_pages += SIM_BLOCK_PAGES;
+	} else {
+		c->block_pieces += b->home;
+	}
+	c->buddy_free += b->home;
+	memset(b->map, 0, sizeof(b->map));
+	b->home = 0;
+	b->owner = 0;
+	if (!b->out)
+		block_put(b);
+}
+
+/* pcpcache_reserve_victim(): the oldest whole block, else the coldest, or NULL */
+static struct sblock *reserve_victim(struct sreserve *r)
+{
+	if (!list_empty(&r->whole))
+		return list_first_entry(&r->whole, struct sblock, node);
+	if (!list_empty(&r->home))
+		return list_entry(r->home.prev, struct sblock, node);
+	return NULL;
+}
+
+/* pcpcache_reserve_bound() */
+static void reserve_bound(struct sim *sim, struct sreserve *r,
+			  struct sim_cpu *c)
+{
+	struct sblock *b;
+
+	while (r->pages > sim->s->block_hold) {
+		b = reserve_victim(r);
+		if (!b)
+			break;
+		block_detach(sim, r, b, c);
+	}
+}
+
+/* pcpcache_reserve_take(): up to @nr pages at home onto @pages */
+static unsigned int reserve_take(struct sim *sim, struct sreserve *r,
+				 unsigned int nr, struct list_head *pages)
+{
+	unsigned int got = 0, i;
+	struct sblock *b;
+
+	while (got < nr) {
+		/* partly used blocks first, as the module takes them */
+		if (!list_empty(&r->home))
+			b = list_first_entry(&r->home, struct sblock, node);
+		else if (!list_empty(&r->whole))
+			b = list_first_entry(&r->whole, struct sblock, node);
+		else
+			break;
+		for (i = next_home(b, 0); i < SIM_BLOCK_PAGES; i = next_home(b, i + 1)) {
+			b->map[i / 64] &= ~(1ULL << (i % 64));
+			list_add_tail(&b->page[i].lru, pages);
+			b->home--;
+			b->out++;
+			if (++got == nr)
+				break;
+		}
+		list_move(&b->node, b->home ? &r->home : &r->out);
+	}
+	r->pages -= got;
+	sim->at_home -= got;
+	return got;
+}
+
+/* pcpcache_block_new(): a block for @cpu, @nr of its pages onto @pages */
+static unsigned int block_new(struct sim *sim, unsigned int cpu,
+			      unsigned int nr, struct list_head *pages)
+{
+	struct sreserve *r = &sim->reserve[cpu];
+	struct sim_cpu *c = &sim->cpu[cpu];
+	unsigned int i, got = 0;
+	struct sblock *b;
+
+	b = calloc(1, sizeof(*b));
+	if (!b) {
+		sim->nomem = true;
+		return 0;
+	}
+	list_add(&b->all, &sim->blocks);
+	b->owner = cpu + 1;
+	c->buddy_alloc += SIM_BLOCK_PAGES;
+	c->block_refills++;
+	for (i = 0; i < SIM_BLOCK_PAGES; i++) {
+		b->page[i].block = b;
+		if (got < nr) {
+			list_add_tail(&b->page[i].lru, pages);
+			got++;
+		} else {
+			b->map[i / 64] |= 1ULL << (i % 64);
+			b->home++;
+		}
+	}
+	b->out = got;
+	list_add(&b->node, b->home ? &r->home : &r->out);
+	r->pages += b->home;
+	sim->at_home += b->home;
+	reserve_bound(sim, r, c);
+	return got;
+}
+
+/*
+ * pcpcache_blocks_return(): whether the page @node went home to its
+ * block, on @cpu: its owner's reserve, which may be another CPU's.
+ */
+static bool blocks_return(struct sim *sim, unsigned int cpu,
+			  struct list_head *node)
+{
+	struct blk *p = (struct blk *)node;
+	struct sblock *b = p->block;
+	unsigned int i, owner;
+	struct sreserve *r;
+
+	if (!b || !b->owner)
+		return false;
+	owner = b->owner - 1;
+	r = &sim->reserve[owner];
+	i = p - b->page;
+	b->map[i / 64] |= 1ULL << (i % 64);
+	b->out--;
+	if (++b->home == SIM_BLOCK_PAGES)
+		list_move_tail(&b->node, &r->whole);
+	else
+		list_move(&b->node, &r->home);
+	r->pages++;
+	sim->at_home++;
+	reserve_bound(sim, r, &sim->cpu[cpu]);
+	if (mag_count(&sim->mag[owner]) + sim->transit[owner].count + r->pages >
+	    sim->cpu[owner].parked_peak)
+		sim->cpu[owner].parked_peak = mag_count(&sim->mag[owner]) +
+					      sim->transit[owner].count + r->pages;
+	return true;
+}
+
+/*
+ * Give a cut's blocks back: a drain of @cpu, counted as core.c counts it;
+ * in blocks mode a page of a tracked block goes home instead, in the
+ * cut's order, as pcpcache_give_back() sends it.
+ */
+static void give_back(struct sim *sim, unsigned int cpu, struct pcpcache_cut *cut)
+{
+	struct sim_cpu *c = &sim->cpu[cpu];
 	struct list_head *node, *next;
 	unsigned int order;
 
@@ -106,10 +332,13 @@ static void give_back(struct sim *sim, struct sim_cpu *c, struct pcpcache_cut *c
 		return;
 	c->drain++;
 	c->drain_pages += cut->count;
-	c->buddy_free += cut->count;
 	for (order = 0; order < PCPCACHE_NR_ORDERS; order++)
-		list_for_each_safe(node, next, &cut->pages[order])
-			pool_put(&sim->pool, node);
+		list_for_each_safe(node, next, &cut->pages[order]) {
+			if (!order && blocks_return(sim, cpu, node))
+				continue;
+			c->buddy_free += 1U << order;
+			to_buddy(sim, node);
+		}
 	mag_cut_init(cut);
 }
 
@@ -164,16 +393,18 @@ static bool sim_send_home(struct sim *sim, unsigned int cpu,
 	const struct pcpcache_list *list;
 	struct pcpcache_cut *t;
 
-	if (sim->s->design != SIM_REMOTE || owner == cpu ||
-	    owner >= sim->nr_cpus)
+	if (!routes_frees(sim) || owner == cpu || owner >= sim->nr_cpus)
 		return false;
 	t = &sim->transit[owner];
 	list = &sim->mag[owner].lists[PCPCACHE_LIST_HOT];
 	if (t->count + list->count + pages > list->high + list->batch) {
+		/* core.c's pcpcache_free_overflow(): home, or to the buddy allocator */
+		sim->cpu[cpu].remote_overflow += pages;
+		if (!order && blocks_return(sim, cpu, node))
+			return true;
 		sim->cpu[cpu].buddy_free += pages;
 		sim->cpu[cpu].direct++;
-		sim->cpu[cpu].remote_overflow += pages;
-		pool_put(&sim->pool, node);
+		to_buddy(sim, node);
 		return true;
 	}
 	list_add(node, &t->pages[order]);
@@ -192,37 +423,47 @@ static struct list_head *sim_refill(struct sim *sim, unsigned int cpu,
 	struct pcpcache_list *list = mag_list(mag, cold);
 	struct sim_cpu *c = &sim->cpu[cpu];
 	struct list_head *mine, *node;
-	unsigned int batch, nr, i;
+	unsigned int batch, nr;
 	struct pcpcache_cut cut;
 	LIST_HEAD(pages);
 
 	batch = mag_batch(list->batch, order);
 	if (list == &mag->lists[PCPCACHE_LIST_HOT])
 		mag_high_grow(mag);
+	if (sim->s->design == SIM_BLOCKS && !order) {
+		/* pcpcache_blocks_refill(): at home first, then a new block */
+		nr = reserve_take(sim, &sim->reserve[cpu], batch, &pages);
+		if (nr < batch)
+			nr += block_new(sim, cpu, batch - nr, &pages);
+		if (!nr)
+			return NULL;
+	} else {
+		for (nr = 0; nr < batch; nr++) {
+			node = pool_get(&sim->pool);
+			if (!node)
+				break;
+			((struct blk *)node)->block = NULL;
+			list_add_tail(node, &pages);
+		}
+		if (nr < batch) {
+			sim->nomem = true;
+			return NULL;
+		}
+		c->buddy_alloc += batch << order;
+	}
 	c->refill++;
-	c->refill_pages += batch << order;
-	c->buddy_alloc += batch << order;
-	mine = pool_get(&sim->pool);
-	if (mine)
-		*owner_of(mine) = cpu;
-	for (i = 1; i < batch && mine; i++) {
-		node = pool_get(&sim->pool);
-		if (!node)
-			break;
+	c->refill_pages += nr << order;
+	list_for_each(node, &pages)
 		*owner_of(node) = cpu;
-		list_add_tail(node, &pages);
-	}
-	if (!mine || i < batch) {
-		sim->nomem = true;
-		return mine;
-	}
-	nr = batch - 1;
+	mine = pages.next;
+	list_del(mine);
+	nr--;
 	if (nr) {
 		mag_cut_init(&cut);
 		mag_add_refill(list, order, &pages, nr);
 		mag_trim_to_high(list, &cut, PCPCACHE_MAX_BATCH -
 				 (nr < PCPCACHE_MAX_BATCH ? nr : PCPCACHE_MAX_BATCH));
-		give_back(sim, c, &cut);
+		give_back(sim, cpu, &cut);
 	}
 	return mine;
 }
@@ -240,7 +481,7 @@ static void sim_alloc(struct sim *sim, const struct pcp_trace_event *e,
 	struct list_head *node = NULL;
 
 	c->allocs++;
-	if (sim->s->design == SIM_REMOTE && order < PCPCACHE_NR_ORDERS)
+	if (routes_frees(sim) && order < PCPCACHE_NR_ORDERS)
 		sim_absorb(sim, e->cpu);
 	if (cached_order(sim, order))
 		node = mag_take(&sim->mag[e->cpu], order, pcp_ev_cold(e));
@@ -255,13 +496,41 @@ static void sim_alloc(struct sim *sim, const struct pcp_trace_event *e,
 			c->buddy_alloc += pages;
 			c->direct++;
 			node = pool_get(&sim->pool);
-			if (node)
+			if (node) {
 				*owner_of(node) = e->cpu;
+				((struct blk *)node)->block = NULL;
+			}
 		}
 		if (!node)
 			sim->nomem = true;
 	}
-	sim->held[slot] = node;
+	if (!sim->s->as_replayed) {
+		sim->held[slot] = node;
+	} else if (node) {
+		sim->alloc_cpu[slot] = e->cpu;
+		list_add(node, &sim->user[e->cpu * PCPCACHE_NR_ORDERS + order]);
+	}
+}
+
+/*
+ * The block a free releases: the trace's own, or as replayed, the newest
+ * one of its order that the allocating CPU's user file holds.
+ */
+static struct list_head *sim_freed(struct sim *sim, unsigned int order,
+				   uint32_t slot)
+{
+	struct list_head *node = sim->held[slot], *user;
+
+	if (!sim->s->as_replayed) {
+		sim->held[slot] = NULL;
+		return node;
+	}
+	user = &sim->user[sim->alloc_cpu[slot] * PCPCACHE_NR_ORDERS + order];
+	if (list_empty(user))
+		return NULL;
+	node = user->next;
+	list_del(node);
+	return node;
 }
 
 static void sim_free(struct sim *sim, const struct pcp_trace_event *e,
@@ -270,18 +539,17 @@ static void sim_free(struct sim *sim, const struct pcp_trace_event *e,
 	unsigned int order = pcp_ev_order(e);
 	struct pcpcache_mag *mag = &sim->mag[e->cpu];
 	struct sim_cpu *c = &sim->cpu[e->cpu];
-	struct list_head *node = sim->held[slot];
+	struct list_head *node = sim_freed(sim, order, slot);
 	struct pcpcache_list *list;
 	struct pcpcache_cut cut;
 
 	c->frees++;
-	sim->held[slot] = NULL;
 	if (!node)
 		return;
 	if (!cached_order(sim, order)) {
 		c->buddy_free += 1U << order;
 		c->direct++;
-		pool_put(&sim->pool, node);
+		to_buddy(sim, node);
 		return;
 	}
 	if (sim_send_home(sim, e->cpu, node, order))
@@ -291,7 +559,7 @@ static void sim_free(struct sim *sim, const struct pcp_trace_event *e,
 	if (mag_over_high(list)) {
 		mag_cut_init(&cut);
 		mag_trim(list, order, &cut);
-		give_back(sim, c, &cut);
+		give_back(sim, e->cpu, &cut);
 	}
 }
 
@@ -301,14 +569,17 @@ static void sim_tick(struct sim *sim, unsigned int nr_cpus)
 	struct pcpcache_cut cut;
 	unsigned int cpu;
 
+	/* pages a trim sends home are parked still: at home */
+	sim->parked -= sim->at_home;
 	for (cpu = 0; cpu < nr_cpus; cpu++) {
 		sim->parked -= mag_count(&sim->mag[cpu]);
 		mag_high_decay(&sim->mag[cpu]);
 		mag_cut_init(&cut);
 		while (mag_trim_excess(&sim->mag[cpu], &cut, PCPCACHE_MAX_BATCH))
-			give_back(sim, &sim->cpu[cpu], &cut);
+			give_back(sim, cpu, &cut);
 		sim->parked += mag_count(&sim->mag[cpu]);
 	}
+	sim->parked += sim->at_home;
 }
 
 /* The totals, rates and means of @r's CPUs; @parked_sum over the events. */
@@ -338,6 +609,10 @@ void sim_result_finish(struct sim_result *r, double parked_sum)
 		t->remote_frees += c->remote_frees;
 		t->remote_absorbed += c->remote_absorbed;
 		t->remote_overflow += c->remote_overflow;
+		t->block_refills += c->block_refills;
+		t->block_whole += c->block_whole;
+		t->block_whole_pages += c->block_whole_pages;
+		t->block_pieces += c->block_pieces;
 		if (c->parked_peak > r->parked_peak_cpu)
 			r->parked_peak_cpu = c->parked_peak;
 	}
@@ -352,7 +627,9 @@ static int run_module_design(const struct pcp_trace *t, const struct sim_setting
 {
 	struct pcpcache_config cfg = s->cfg;
 	struct sim sim = { .s = s, .cpu = r->cpu };
-	unsigned int cpu, n = t->h.nr_cpus;
+	unsigned int cpu, n = t->h.nr_cpus, k;
+	size_t slots = t->nr_slots ? t->nr_slots : 1;
+	struct sblock *b, *next;
 	uint64_t before, after;
 	uint64_t i, now = 0, next_tick = SIM_DECAY_USECS;
 	double parked_sum = 0;
@@ -362,14 +639,24 @@ static int run_module_design(const struct pcp_trace *t, const struct sim_setting
 	sim.nr_cpus = n;
 	sim.mag = calloc(n, sizeof(*sim.mag));
 	sim.transit = calloc(n, sizeof(*sim.transit));
-	sim.held = calloc(t->nr_slots ? t->nr_slots : 1, sizeof(*sim.held));
-	if (!sim.mag || !sim.transit || !sim.held) {
+	sim.held = calloc(slots, sizeof(*sim.held));
+	sim.reserve = calloc(n, sizeof(*sim.reserve));
+	sim.alloc_cpu = calloc(slots, sizeof(*sim.alloc_cpu));
+	sim.user = calloc(n * PCPCACHE_NR_ORDERS, sizeof(*sim.user));
+	INIT_LIST_HEAD(&sim.blocks);
+	if (!sim.mag || !sim.transit || !sim.held || !sim.reserve ||
+	    !sim.alloc_cpu || !sim.user) {
 		err = -1;
 		goto out;
 	}
 	for (cpu = 0; cpu < n; cpu++) {
 		mag_init(&sim.mag[cpu], &cfg);
 		mag_cut_init(&sim.transit[cpu]);
+		INIT_LIST_HEAD(&sim.reserve[cpu].home);
+		INIT_LIST_HEAD(&sim.reserve[cpu].whole);
+		INIT_LIST_HEAD(&sim.reserve[cpu].out);
+		for (k = 0; k < PCPCACHE_NR_ORDERS; k++)
+			INIT_LIST_HEAD(&sim.user[cpu * PCPCACHE_NR_ORDERS + k]);
 	}
 	for (i = 0; i < t->h.nr_events && !sim.nomem; i++) {
 		const struct pcp_trace_event *e = &t->ev[i];
@@ -381,14 +668,15 @@ static int run_module_design(const struct pcp_trace *t, const struct sim_setting
 		}
 		if (e->op != PCP_EV_ALLOC && e->op != PCP_EV_FREE)
 			continue;
-		before = mag_count(&sim.mag[e->cpu]) + sim.in_transit;
+		before = mag_count(&sim.mag[e->cpu]) + sim.in_transit + sim.at_home;
 		if (e->op == PCP_EV_ALLOC)
 			sim_alloc(&sim, e, t->slot[i]);
 		else
 			sim_free(&sim, e, t->slot[i]);
-		after = mag_count(&sim.mag[e->cpu]) + sim.in_transit;
+		after = mag_count(&sim.mag[e->cpu]) + sim.in_transit + sim.at_home;
 		sim.parked = sim.parked + after - before;
-		after = mag_count(&sim.mag[e->cpu]) + sim.transit[e->cpu].count;
+		after = mag_count(&sim.mag[e->cpu]) + sim.transit[e->cpu].count +
+			sim.reserve[e->cpu].pages;
 		if (after > r->cpu[e->cpu].parked_peak)
 			r->cpu[e->cpu].parked_peak = after;
 		if (sim.parked > r->total.parked_peak)
@@ -402,6 +690,11 @@ out:
 	free(sim.mag);
 	free(sim.transit);
 	free(sim.held);
+	free(sim.reserve);
+	free(sim.alloc_cpu);
+	free(sim.user);
+	list_for_each_entry_safe(b, next, &sim.blocks, all)
+		free(b);
 	pool_release(&sim.pool);
 	return err;
 }
@@ -491,6 +784,9 @@ void sim_result_release(struct sim_result *r)
 	r->cpu = NULL;
 }
 
+/* a design for every mode, and replay's mode is its design */
+_Static_assert((int)SIM_KERNEL == (int)PCPCACHE_NR_MODES, "a design per mode");
+
 const char *sim_design_name(enum sim_design d)
 {
 	return d == SIM_KERNEL ? "kernel" : pcpcache_mode_name((enum pcpcache_mode)d);
@@ -519,5 +815,10 @@ void sim_label(const struct sim_setting *s, char *buf, size_t size)
 		size_t len = strlen(buf);
 
 		snprintf(buf + len, size - len, " orders=0-%u", s->max_order);
+	}
+	if (s->design == SIM_BLOCKS && s->block_hold != SIM_BLOCK_HOLD) {
+		size_t len = strlen(buf);
+
+		snprintf(buf + len, size - len, " block_hold=%u", s->block_hold);
 	}
 }

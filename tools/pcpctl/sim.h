@@ -17,6 +17,8 @@ enum sim_design {
 	SIM_SINGLE = PCPCACHE_MODE_SINGLE,
 	SIM_SPLIT = PCPCACHE_MODE_SPLIT,
 	SIM_REMOTE = PCPCACHE_MODE_REMOTE,
+	SIM_BLOCKS = PCPCACHE_MODE_BLOCKS,
+	/* after every mode: replay takes a mode for a design */
 	SIM_KERNEL,		/* 6.1's lists, batch and high from the trace */
 	SIM_NR_DESIGNS,
 };
@@ -25,6 +27,13 @@ struct sim_setting {
 	enum sim_design design;
 	struct pcpcache_config cfg;	/* mode ignored: design says */
 	unsigned int max_order;		/* orders above go to the buddy allocator */
+	unsigned int block_hold;	/* blocks: pages a CPU keeps at home, most */
+	/*
+	 * A free releases the newest block of its order that the allocating
+	 * CPU holds, as replay's user files do, not the trace's own: which
+	 * one matters to blocks mode's blocks.
+	 */
+	bool as_replayed;
 };
 
 /* Counted as the module counts them (stats_percpu): pages unless said. */
@@ -37,8 +46,12 @@ struct sim_cpu {
 	uint64_t direct;		/* allocations and frees sent to the buddy allocator */
 	uint64_t remote_frees;		/* remote: pages sent to their owner */
 	uint64_t remote_absorbed;	/* ... taken off this CPU's transit list */
-	uint64_t remote_overflow;	/* ... given back: the owner was full */
-	uint64_t parked_peak;		/* pages cached (and in transit) at once, most */
+	uint64_t remote_overflow;	/* ... sent past it: the owner was full */
+	uint64_t block_refills;		/* blocks: blocks taken from the buddy allocator */
+	uint64_t block_whole;		/* ... given back whole */
+	uint64_t block_whole_pages;	/* ... and the pages in them */
+	uint64_t block_pieces;		/* pages of partly used blocks given back */
+	uint64_t parked_peak;		/* pages cached, in transit and at home, at once, most */
 };
 
 struct sim_result {
@@ -63,5 +76,10 @@ void sim_label(const struct sim_setting *s, char *buf, size_t size);
 
 /* The decay tick of high=auto, as module/request.c's: every second. */
 #define SIM_DECAY_USECS	1000000
+
+/* module/blocks.h's: a block's pages, and block_hold's default and most */
+#define SIM_BLOCK_PAGES		512
+#define SIM_BLOCK_HOLD		(2 * SIM_BLOCK_PAGES)
+#define SIM_BLOCK_HOLD_MAX	(16 * SIM_BLOCK_PAGES)
 
 #endif /* _PCPCTL_SIM_H */

@@ -91,7 +91,8 @@ int cmd_dump(int argc, char **argv)
 static const char *simulate_help =
 	"usage: pcpctl simulate TRACE [--set KNOBS] [--designs LIST]\n"
 	"                       [--batch LIST] [--high LIST] [--max-order N]\n"
-	"                       [--budget MB] [--per-cpu] [--json] [--plot DIR]\n\n"
+	"                       [--block-hold N] [--budget MB] [--per-cpu]\n"
+	"                       [--json] [--plot DIR]\n\n"
 	"Replay TRACE on this machine through pcpcache's own list discipline\n"
 	"(the module's magazine.c), for a grid of designs and settings, and\n"
 	"through a model of the kernel's own lists (6.1's, with the batch and\n"
@@ -101,13 +102,15 @@ static const char *simulate_help =
 	"settings on the Pareto front of trips against peak pages parked.\n\n"
 	"  --set KNOBS     one setting instead of the grid, as pcpctl set takes\n"
 	"                  it: 'mode=single batch=63 high=378'\n"
-	"  --designs LIST  of passthrough, single, split, remote, auto, kernel\n"
-	"                  (default: all)\n"
+	"  --designs LIST  of passthrough, single, split, remote, blocks, auto,\n"
+	"                  kernel (default: all)\n"
 	"  --batch LIST    batches of the grid (default 4,8,16,31,63,127,255,511)\n"
 	"  --high LIST     highs of the grid, as multiples of batch\n"
 	"                  (default 1,2,4,6,8,16)\n"
 	"  --max-order N   cache orders 0 to N only, as before 5.13 with 0\n"
 	"                  (default 3)\n"
+	"  --block-hold N  blocks: pages a CPU keeps at home in its blocks, as\n"
+	"                  the module's block_hold parameter (default 1024)\n"
 	"  --budget MB     name the setting with the fewest trips whose peak\n"
 	"                  fits in MB megabytes\n"
 	"  --per-cpu       each CPU's counts too\n"
@@ -123,6 +126,7 @@ struct grid {
 	unsigned int batch[SIM_MAX_LIST], nr_batch;
 	unsigned int high[SIM_MAX_LIST], nr_high;
 	unsigned int max_order;
+	unsigned int block_hold;
 };
 
 static int parse_uint_list(const char *what, const char *s, unsigned int min,
@@ -172,7 +176,7 @@ static int parse_designs(const char *s, struct grid *g)
 			if (!strcmp(tok, sim_design_name(d)))
 				break;
 		if (d == SIM_NR_DESIGNS) {
-			fprintf(stderr, "%s: --designs: '%.*s' is none of passthrough, single, split, remote, auto, kernel\n",
+			fprintf(stderr, "%s: --designs: '%.*s' is none of passthrough, single, split, remote, blocks, auto, kernel\n",
 				who, QUOTE_MAX, tok);
 			err = -1;
 		} else {
@@ -210,7 +214,7 @@ static unsigned int build_grid(const struct grid *g, bool kernel_ok,
 		s[n].design = SIM_PASSTHROUGH;
 		s[n++].max_order = g->max_order;
 	}
-	for (d = SIM_SINGLE; d <= SIM_REMOTE; d++) {
+	for (d = SIM_SINGLE; d <= SIM_BLOCKS; d++) {
 		if (!g->design[d])
 			continue;
 		for (b = 0; b < g->nr_batch; b++)
@@ -253,6 +257,8 @@ static unsigned int build_grid(const struct grid *g, bool kernel_ok,
 		s[n].design = SIM_KERNEL;
 		s[n++].max_order = PCP_TRACE_MAX_ORDER;
 	}
+	for (b = 0; b < n; b++)
+		s[b].block_hold = g->block_hold;
 	return n;
 }
 
@@ -369,6 +375,10 @@ static void json_result(struct json *js, const char *label,
 	json_uint(js, "buddy_free", r->total.buddy_free);
 	json_uint(js, "remote_frees", r->total.remote_frees);
 	json_uint(js, "remote_overflow", r->total.remote_overflow);
+	json_uint(js, "block_refills", r->total.block_refills);
+	json_uint(js, "block_whole", r->total.block_whole);
+	json_uint(js, "block_whole_pages", r->total.block_whole_pages);
+	json_uint(js, "block_pieces", r->total.block_pieces);
 	json_num(js, "parked_mean", r->parked_mean);
 	json_uint(js, "parked_peak", r->total.parked_peak);
 	json_uint(js, "parked_peak_cpu", r->parked_peak_cpu);
@@ -440,6 +450,7 @@ int cmd_simulate(int argc, char **argv)
 		{ "batch", required_argument, NULL, 'b' },
 		{ "high", required_argument, NULL, 'H' },
 		{ "max-order", required_argument, NULL, 'o' },
+		{ "block-hold", required_argument, NULL, 'k' },
 		{ "budget", required_argument, NULL, 'B' },
 		{ "per-cpu", no_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
@@ -448,10 +459,17 @@ int cmd_simulate(int argc, char **argv)
 		{ }
 	};
 	struct grid g = {
-		.design = { true, true, true, true }, .autohigh = true,
+		/* by name: remote's arrival once took kernel's place here */
+		.design = {
+			[SIM_PASSTHROUGH] = true, [SIM_SINGLE] = true,
+			[SIM_SPLIT] = true, [SIM_REMOTE] = true,
+			[SIM_BLOCKS] = true, [SIM_KERNEL] = true,
+		},
+		.autohigh = true,
 		.batch = { 4, 8, 16, 31, 63, 127, 255, 511 }, .nr_batch = 8,
 		.high = { 1, 2, 4, 6, 8, 16 }, .nr_high = 6,
 		.max_order = PCP_TRACE_MAX_ORDER,
+		.block_hold = SIM_BLOCK_HOLD,
 	};
 	const char *set = NULL, *plot_dir = NULL;
 	bool json = false, per_cpu = false, budget_given = false;
@@ -486,6 +504,11 @@ int cmd_simulate(int argc, char **argv)
 		case 'o':
 			if (parse_uint_arg("--max-order", optarg, 0, PCP_TRACE_MAX_ORDER,
 					   &g.max_order))
+				return 2;
+			break;
+		case 'k':
+			if (parse_uint_arg("--block-hold", optarg, 0, SIM_BLOCK_HOLD_MAX,
+					   &g.block_hold))
 				return 2;
 			break;
 		case 'B':
@@ -527,6 +550,7 @@ int cmd_simulate(int argc, char **argv)
 		settings[0].cfg = c;
 		settings[0].design = (enum sim_design)c.mode;
 		settings[0].max_order = g.max_order;
+		settings[0].block_hold = g.block_hold;
 	}
 	if (load_trace(argv[optind], &t))
 		return 1;
