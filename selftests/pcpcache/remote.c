@@ -357,14 +357,41 @@ TEST_F(remote, every_order_goes_home)
 	}
 }
 
+/* blocks mode alone: its blocks, and what it keeps at home */
+FIXTURE(blocks) {
+	struct pcp_stats st;
+	char why[256];
+	int fd;
+};
+
+FIXTURE_SETUP(blocks)
+{
+	const char *why = pcp_skip_reason();
+
+	self->fd = -1;
+	if (why)
+		SKIP(return, "%s", why);
+	if (pcp_nr_cpus() < 2)
+		SKIP(return, "needs two CPUs, this machine has one");
+	ASSERT_EQ(0, pcp_reload("mode=blocks"));
+	self->fd = pcp_open_user();
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(blocks)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	if (pcp_exists(PCP_SYSFS))
+		pcp_run("rmmod pcpcache");
+}
+
 /* A refill of order 0 in blocks mode: a whole block, its rest at home. */
-TEST_F(remote, a_refill_takes_a_block_and_keeps_the_rest_at_home)
+TEST_F(blocks, a_refill_takes_a_block_and_keeps_the_rest_at_home)
 {
 	struct pcp_pageset sets[PCP_MAX_CPUS];
 	long long refills, buddy;
 
-	if (!variant->blocks)
-		SKIP(return, "remote mode refills a batch, not a block");
 	ASSERT_EQ(0, pcp_write("drain", "1"));
 	ASSERT_EQ(0, pcp_read_stats(&self->st));
 	refills = pcp_stat(&self->st, "block_refills");
@@ -390,13 +417,11 @@ TEST_F(remote, a_refill_takes_a_block_and_keeps_the_rest_at_home)
  * The exit pattern: one CPU frees at once what another allocated, whole
  * blocks of it; home again, at least 80% of them go back as whole blocks.
  */
-TEST_F(remote, an_exit_gives_whole_blocks_back)
+TEST_F(blocks, an_exit_gives_whole_blocks_back)
 {
 	long long whole, pieces;
 	const long freed = 4 * BLOCK_PAGES;
 
-	if (!variant->blocks)
-		SKIP(return, "remote mode has no blocks to give back");
 	ASSERT_EQ(0, pcp_write("drain", "1"));
 	ASSERT_EQ(0, pcp_read_stats(&self->st));
 	whole = pcp_stat(&self->st, "block_whole_pages");
@@ -420,7 +445,7 @@ TEST_F(remote, an_exit_gives_whole_blocks_back)
  * block_hold bounds what each CPU keeps at home; a bad value is refused
  * with EINVAL and changes nothing.
  */
-TEST_F(remote, block_hold_bounds_what_is_at_home)
+TEST_F(blocks, block_hold_bounds_what_is_at_home)
 {
 	static const char * const bad[] = { "-1", "8193", "x", "1 2", "99999999999" };
 	struct pcp_pageset sets[PCP_MAX_CPUS];
@@ -434,8 +459,6 @@ TEST_F(remote, block_hold_bounds_what_is_at_home)
 		ASSERT_LT(0, pcp_read_file(BLOCK_HOLD, buf, sizeof(buf)));
 		EXPECT_STREQ("1024\n", buf);
 	}
-	if (!variant->blocks)
-		SKIP(return, "remote mode keeps nothing at home");
 	ASSERT_EQ(0, pcp_write_file(BLOCK_HOLD, "0"));
 	ASSERT_EQ(0, pcp_pin(1));
 	ASSERT_EQ(0, pcp_alloc(self->fd, 100, 0, NULL));
