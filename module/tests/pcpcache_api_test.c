@@ -84,7 +84,8 @@ struct api_cpu {
 	struct held hard, soft;
 	struct held hard_nolock, nmi;	/* nolock=1 */
 	struct llist_head handed;	/* pages for this CPU's NMI to free */
-	atomic_t nmi_asked;		/* NMIs sent to this CPU, not yet seen */
+	atomic_t nmi_asked;		/* an NMI sent to this CPU, not yet seen */
+	unsigned int ticks;		/* of its hrtimer, for the NMIs it sends */
 	bool stop;
 };
 
@@ -196,7 +197,7 @@ static int nmi_fn(unsigned int type, struct pt_regs *regs)
 {
 	struct api_cpu *ac = this_cpu_ptr(&api_cpus);
 
-	/* one NMI a send: two sent close together may arrive as one */
+	/* ours, if one was sent: not someone else's NMI */
 	if (atomic_dec_if_positive(&ac->nmi_asked) < 0)
 		return NMI_DONE;
 	atomic_long_inc(&nmis);
@@ -210,9 +211,13 @@ static int nmi_fn(unsigned int type, struct pt_regs *regs)
 /*
  * Hand a page of this hard interrupt's (from the API every design serves
  * here) to @cpu's NMI, which frees it with the _nolock() API, and send it
- * one.
+ * one every NMI_EVERY ticks, unless one is still on its way: on a debug
+ * kernel under TCG an NMI takes milliseconds, and one every tick from
+ * every CPU kept a CPU in NMIs for good (an RCU stall in the debug lane).
  */
-static void hand_to_nmi(int cpu)
+#define NMI_EVERY	4
+
+static void hand_to_nmi(struct api_cpu *ac, int cpu)
 {
 	struct api_cpu *next = per_cpu_ptr(&api_cpus, cpu);
 	struct page *page = pcpcache_alloc_page(GFP_ATOMIC | __GFP_NOWARN, false);
@@ -221,8 +226,10 @@ static void hand_to_nmi(int cpu)
 		llist_add((struct llist_node *)&page->lru, &next->handed);
 	else
 		atomic_long_inc(&failed_allocs);
-	atomic_inc(&next->nmi_asked);
-	apic->send_IPI_mask(cpumask_of(cpu), NMI_VECTOR);
+	if (++ac->ticks % NMI_EVERY)
+		return;
+	if (atomic_cmpxchg(&next->nmi_asked, 0, 1) == 0)
+		apic->send_IPI_mask(cpumask_of(cpu), NMI_VECTOR);
 }
 
 static enum hrtimer_restart hardirq_fn(struct hrtimer *t)
@@ -232,7 +239,7 @@ static enum hrtimer_restart hardirq_fn(struct hrtimer *t)
 	exercise(&ac->hard, GFP_ATOMIC | __GFP_NOWARN, &hardirq_pages);
 	if (nolock) {
 		exercise_nolock(&ac->hard_nolock, &nolock_hardirq_pages);
-		hand_to_nmi(cpumask_next_wrap(smp_processor_id(), &started, -1, false));
+		hand_to_nmi(ac, cpumask_next_wrap(smp_processor_id(), &started, -1, false));
 	}
 	if (READ_ONCE(ac->stop))
 		return HRTIMER_NORESTART;
