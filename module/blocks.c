@@ -44,6 +44,7 @@
 #include "blocks.h"
 #include "compat.h"
 #include "lock.h"
+#include "owner.h"
 #include "pcpcache.h"
 
 struct pcpcache_block {
@@ -100,17 +101,12 @@ void pcpcache_reserve_init(struct pcpcache_reserve *r)
  */
 int pcpcache_blocks_ready(void)
 {
-	unsigned long start = ULONG_MAX, end = 0;
+	unsigned long start, end;
 	struct pcpcache_block *table;
-	int nid;
 
 	if (pcpcache_blocks.slot)
 		return 0;
-	for_each_online_node(nid) {
-		start = min(start, node_start_pfn(nid));
-		end = max(end, node_end_pfn(nid));
-	}
-	if (end <= start)
+	if (!pcpcache_memory_span(&start, &end))
 		return -ENOMEM;
 	start = ALIGN_DOWN(start, PCPCACHE_BLOCK_PAGES);
 	end = ALIGN(end, PCPCACHE_BLOCK_PAGES);
@@ -123,6 +119,12 @@ int pcpcache_blocks_ready(void)
 	/* the bounds before the table, for lockless readers */
 	smp_store_release(&pcpcache_blocks.slot, table);
 	return 0;
+}
+
+/* Whether blocks mode was ever chosen: only then may a page be of a block. */
+bool pcpcache_blocks_tracking(void)
+{
+	return READ_ONCE(pcpcache_blocks.slot);
 }
 
 /* The slot of page frame @pfn, or NULL outside the table. */
@@ -460,7 +462,7 @@ unsigned long pcpcache_blocks_release(int cpu, unsigned long nr, bool untrack)
 	unsigned long freed = 0;
 	unsigned long flags;
 
-	if (!READ_ONCE(pcpcache_blocks.slot))
+	if (!pcpcache_blocks_tracking())
 		return 0;
 	while (freed < nr) {
 		pcpcache_leftovers_init(&l);
@@ -484,21 +486,10 @@ unsigned int pcpcache_cpu_blocks(int cpu)
 	return READ_ONCE(pcpcache_reserve(cpu)->pages);
 }
 
-/**
- * pcpcache_blocks_pages - pages at home in the blocks of a node's CPUs
- * @nid: the node, or NUMA_NO_NODE for all
- *
- * Return: the sum over every possible CPU.
- */
+/* The pages at home in the blocks of a node's CPUs, or of all. */
 unsigned long pcpcache_blocks_pages(int nid)
 {
-	unsigned long sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		if (nid == NUMA_NO_NODE || cpu_to_mem(cpu) == nid)
-			sum += pcpcache_cpu_blocks(cpu);
-	return sum;
+	return pcpcache_sum_cpus(nid, pcpcache_cpu_blocks);
 }
 
 /* At unload, once no page can be allocated or freed any more. */

@@ -47,6 +47,7 @@ int pcpcache_blocks_ready(void);
 void pcpcache_blocks_exit(void);
 unsigned int pcpcache_blocks_refill(gfp_t gfp, unsigned int nr,
 				    struct list_head *pages);
+bool pcpcache_blocks_tracking(void);
 bool pcpcache_blocks_return(struct page *page);
 unsigned long pcpcache_blocks_release(int cpu, unsigned long nr, bool untrack);
 unsigned int pcpcache_cpu_blocks(int cpu);

@@ -148,14 +148,16 @@ void pcpcache_give_back(struct pcpcache_cut *cut)
 	 * blocks mode: a page of a tracked block goes home to it instead,
 	 * off the list first, as going home may give it back at once
 	 */
-	list_for_each_entry_safe(page, next, &cut->pages[0], lru) {
-		list_del(&page->lru);
-		if (pcpcache_blocks_return(page))
-			cut->count--;
-		else
-			list_add_tail(&page->lru, &kept);
+	if (pcpcache_blocks_tracking()) {
+		list_for_each_entry_safe(page, next, &cut->pages[0], lru) {
+			list_del(&page->lru);
+			if (pcpcache_blocks_return(page))
+				cut->count--;
+			else
+				list_add_tail(&page->lru, &kept);
+		}
+		list_splice(&kept, &cut->pages[0]);
 	}
-	list_splice(&kept, &cut->pages[0]);
 	list_for_each_entry(page, &cut->pages[0], lru) {
 		set_page_private(page, 0);
 		page_ref_unfreeze(page, 1);

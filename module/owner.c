@@ -42,6 +42,28 @@ struct pcpcache_owners pcpcache_owners;
 static_assert(CONFIG_NR_CPUS < U16_MAX, "an owner entry is a u16");
 
 /**
+ * pcpcache_memory_span - the page frames the online nodes span
+ * @start: the first
+ * @end: one past the last
+ *
+ * Holes included: the owner and block tables index by page frame.
+ *
+ * Return: false when there is none.
+ */
+bool pcpcache_memory_span(unsigned long *start, unsigned long *end)
+{
+	int nid;
+
+	*start = ULONG_MAX;
+	*end = 0;
+	for_each_online_node(nid) {
+		*start = min(*start, node_start_pfn(nid));
+		*end = max(*end, node_end_pfn(nid));
+	}
+	return *end > *start;
+}
+
+/**
  * pcpcache_owners_ready - allocate the owner table, once
  *
  * Called under the configuration mutex before remote mode is put in force.
@@ -52,17 +74,12 @@ static_assert(CONFIG_NR_CPUS < U16_MAX, "an owner entry is a u16");
  */
 int pcpcache_owners_ready(void)
 {
-	unsigned long start = ULONG_MAX, end = 0;
+	unsigned long start, end;
 	u16 *table;
-	int nid;
 
 	if (pcpcache_owners.cpu)
 		return 0;
-	for_each_online_node(nid) {
-		start = min(start, node_start_pfn(nid));
-		end = max(end, node_end_pfn(nid));
-	}
-	if (end <= start)
+	if (!pcpcache_memory_span(&start, &end))
 		return -ENOMEM;
 	table = kvcalloc(end - start, sizeof(*table), GFP_KERNEL);
 	if (!table)
@@ -173,19 +190,8 @@ unsigned int pcpcache_cpu_transit(int cpu)
 	return max(atomic_read(&per_cpu_ptr(&pcpcache_cpus, cpu)->transit.pages), 0);
 }
 
-/**
- * pcpcache_transit_pages - pages in transit to the CPUs of a node, or all
- * @nid: the node, or NUMA_NO_NODE for all
- *
- * Return: the sum over every possible CPU.
- */
+/* The pages in transit to the CPUs of a node, or of all. */
 unsigned long pcpcache_transit_pages(int nid)
 {
-	unsigned long sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		if (nid == NUMA_NO_NODE || cpu_to_mem(cpu) == nid)
-			sum += pcpcache_cpu_transit(cpu);
-	return sum;
+	return pcpcache_sum_cpus(nid, pcpcache_cpu_transit);
 }

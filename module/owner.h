@@ -50,6 +50,7 @@ static __always_inline void pcpcache_owner_claim(struct page *page, int cpu)
 		WRITE_ONCE(*slot, cpu + 1);
 }
 
+bool pcpcache_memory_span(unsigned long *start, unsigned long *end);
 int pcpcache_owners_ready(void);
 void pcpcache_owners_exit(void);
 /* What pcpcache_send_home() did with a block. */

@@ -761,20 +761,27 @@ enum pcpcache_mode pcpcache_cpu_lists(int cpu, struct pcpcache_list *lists)
 }
 
 /**
- * pcpcache_cached_pages - pages in the magazines of a node, or of all
+ * pcpcache_sum_cpus - a count of every possible CPU of a node, summed
  * @nid: the node, or NUMA_NO_NODE for all
+ * @count: the count of one CPU, read without its locks
  *
- * Return: the sum over every possible CPU, read as pcpcache_cpu_lists().
+ * Return: the sum.
  */
-unsigned long pcpcache_cached_pages(int nid)
+unsigned long pcpcache_sum_cpus(int nid, unsigned int (*count)(int cpu))
 {
 	unsigned long sum = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu)
 		if (nid == NUMA_NO_NODE || cpu_to_mem(cpu) == nid)
-			sum += pcpcache_cpu_mag_pages(cpu);
+			sum += count(cpu);
 	return sum;
+}
+
+/* The pages in the magazines of a node, or of all, read as pcpcache_cpu_lists(). */
+unsigned long pcpcache_cached_pages(int nid)
+{
+	return pcpcache_sum_cpus(nid, pcpcache_cpu_mag_pages);
 }
 
 /**
