@@ -70,6 +70,7 @@ unsigned long pcpcache_oom_give_back(void);
 enum pcpcache_mode pcpcache_cpu_lists(int cpu, struct pcpcache_list *lists);
 unsigned long pcpcache_sum_cpus(int nid, unsigned int (*count)(int cpu));
 unsigned long pcpcache_cached_pages(int nid);
+unsigned long pcpcache_parked_pages(int nid);
 
 /* main.c: the locking design chosen at load (lock.h) */
 const char *pcpcache_lock_name(void);

@@ -14,7 +14,6 @@
 #include <linux/rcupdate.h>
 
 #include "compat.h"
-#include "owner.h"
 #include "pcpcache.h"
 
 /*
@@ -30,9 +29,8 @@ static struct shrinker *pcpcache_shrinker;
 static unsigned long pcpcache_shrink_count(struct shrinker *s,
 					   struct shrink_control *sc)
 {
-	/* what is in transit to the node's CPUs, which a scan takes first */
-	unsigned long cached = pcpcache_cached_pages(sc->nid) +
-			       pcpcache_transit_pages(sc->nid);
+	/* and what is in transit and at home, which a scan takes first */
+	unsigned long cached = pcpcache_parked_pages(sc->nid);
 
 	return cached ? cached : SHRINK_EMPTY;
 }

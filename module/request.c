@@ -718,7 +718,7 @@ unsigned long pcpcache_oom_give_back(void)
 
 	pcpcache_count(PCPCACHE_OOM, 1);
 	for_each_node_state(nid, N_MEMORY) {
-		nr = pcpcache_cached_pages(nid) + pcpcache_transit_pages(nid);
+		nr = pcpcache_parked_pages(nid);
 		if (!nr)
 			continue;
 		if (pcpcache_spin_design())
@@ -782,6 +782,12 @@ unsigned long pcpcache_sum_cpus(int nid, unsigned int (*count)(int cpu))
 unsigned long pcpcache_cached_pages(int nid)
 {
 	return pcpcache_sum_cpus(nid, pcpcache_cpu_mag_pages);
+}
+
+/* ... and in transit to their CPUs and at home in their blocks: all a shrink takes */
+unsigned long pcpcache_parked_pages(int nid)
+{
+	return pcpcache_sum_cpus(nid, pcpcache_cpu_cached);
 }
 
 /**

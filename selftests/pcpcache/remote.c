@@ -414,6 +414,28 @@ TEST_F(blocks, a_refill_takes_a_block_and_keeps_the_rest_at_home)
 }
 
 /*
+ * Under pressure the shrinker counts and takes what is at home, also with
+ * every magazine empty and nothing in transit.
+ */
+TEST_F(blocks, the_shrinker_takes_what_is_at_home)
+{
+	ASSERT_EQ(0, pcp_write("drain", "1"));
+	ASSERT_EQ(0, pcp_pin(1));
+	/* one refill's worth: the magazine empty again, the rest at home */
+	ASSERT_EQ(0, pcp_alloc(self->fd, 63, 0, NULL));
+	ASSERT_BOOKS_BALANCE();
+	ASSERT_EQ(0, pcp_stat(&self->st, "cached"));
+	ASSERT_EQ(0, pcp_stat(&self->st, "transit"));
+	ASSERT_EQ(BLOCK_PAGES - 63, pcp_stat(&self->st, "blocks"));
+	ASSERT_EQ(0, pcp_write_file("/proc/sys/vm/drop_caches", "2"));
+	ASSERT_BOOKS_BALANCE();
+	EXPECT_EQ(0, pcp_stat(&self->st, "blocks"));
+	EXPECT_LE(BLOCK_PAGES - 63, pcp_stat(&self->st, "shrink_pages"));
+	ASSERT_EQ(0, pcp_free(self->fd, 63, 0, NULL));
+	ASSERT_BOOKS_BALANCE();
+}
+
+/*
  * The exit pattern: one CPU frees at once what another allocated, whole
  * blocks of it; home again, at least 80% of them go back as whole blocks.
  */
