@@ -11,7 +11,8 @@
 # run_kselftest.sh -t takes them) run once per design of LOCKS, a comma
 # list of local, spin, trylock and default (no lock= option: the module's
 # own default); the first group's LOCKS are local,spin unless given. With
-# no TEST at all, every installed test runs under local and spin. --seed N is
+# no TEST at all, every installed test runs under the LOCKS of the last
+# --lock (local and spin without one). --seed N is
 # exported as PCPCACHE_SEED, the seed of the stress selftests' random
 # choices.
 #
@@ -29,7 +30,7 @@ while [ $# -gt 0 ]; do
 	*)	echo "$locks $1" >> $list; shift ;;
 	esac
 done
-[ -s $list ] || sed 's/^/local,spin /' /kselftest/kselftest-list.txt > $list
+[ -s $list ] || sed "s/^/$locks /" /kselftest/kselftest-list.txt > $list
 [ -z "${PCPCACHE_SEED:-}" ] || echo "# PCPCACHE_SEED=$PCPCACHE_SEED"
 
 # every user process: pid, state, name, where it waits, its kernel stack
