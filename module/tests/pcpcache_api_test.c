@@ -49,6 +49,8 @@ static atomic_long_t process_pages, softirq_pages, hardirq_pages;
 static atomic_long_t failed_allocs, dirty_pages;
 static atomic_long_t nolock_hardirq_pages, nolock_nmi_pages, nolock_failed;
 static atomic_long_t nmis, nmi_handed_frees;
+/* hrtimer ticks on a CPU not the timer's own; CPUs whose timer never ran */
+static atomic_long_t foreign_ticks, quiet_cpus;
 
 static int counter_get(char *buf, const struct kernel_param *kp)
 {
@@ -69,6 +71,8 @@ module_param_cb(nolock_nmi_pages, &counter_ops, &nolock_nmi_pages, 0444);
 module_param_cb(nolock_failed, &counter_ops, &nolock_failed, 0444);
 module_param_cb(nmis, &counter_ops, &nmis, 0444);
 module_param_cb(nmi_handed_frees, &counter_ops, &nmi_handed_frees, 0444);
+module_param_cb(foreign_ticks, &counter_ops, &foreign_ticks, 0444);
+module_param_cb(quiet_cpus, &counter_ops, &quiet_cpus, 0444);
 
 /* Blocks one context holds, and their orders; only that context touches it. */
 struct held {
@@ -86,6 +90,7 @@ struct api_cpu {
 	struct llist_head handed;	/* pages for this CPU's NMI to free */
 	atomic_t nmi_asked;		/* an NMI sent to this CPU, not yet seen */
 	unsigned int ticks;		/* of its hrtimer, for the NMIs it sends */
+	unsigned long hard_ticks;	/* of its hrtimer, on this CPU */
 	bool stop;
 };
 
@@ -236,6 +241,10 @@ static enum hrtimer_restart hardirq_fn(struct hrtimer *t)
 {
 	struct api_cpu *ac = container_of(t, struct api_cpu, hrtimer);
 
+	if (ac == this_cpu_ptr(&api_cpus))
+		ac->hard_ticks++;
+	else
+		atomic_long_inc(&foreign_ticks);
 	exercise(&ac->hard, GFP_ATOMIC | __GFP_NOWARN, &hardirq_pages);
 	if (nolock) {
 		exercise_nolock(&ac->hard_nolock, &nolock_hardirq_pages);
@@ -277,6 +286,8 @@ static void stop_cpu(int cpu)
 		kthread_stop(ac->thread);
 	hrtimer_cancel(&ac->hrtimer);
 	del_timer_sync(&ac->timer);
+	if (!ac->hard_ticks)
+		atomic_long_inc(&quiet_cpus);
 	/* the handlers are done: free what they held, from here */
 	release(&ac->hard);
 	release(&ac->soft);
@@ -290,6 +301,21 @@ static void release_nmi(int cpu)
 	release(&ac->hard_nolock);
 	release(&ac->nmi);
 	free_handed(ac, free_page_hot);
+}
+
+/*
+ * Arm the hrtimer of @info, this CPU's: hrtimer_start() pins a timer to
+ * the CPU that calls it, not to the one it is for. Armed from the loading
+ * CPU, every CPU's timer ran there, none elsewhere, and on the debug
+ * kernel that CPU spent all its time in them (an RCU stall in the debug
+ * lane, insmod on it never reaching its msleep()).
+ */
+static void arm_hrtimer(void *info)
+{
+	struct api_cpu *ac = info;
+
+	hrtimer_start(&ac->hrtimer, ns_to_ktime(500 * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_PINNED);
 }
 
 static int start_cpu(int cpu)
@@ -308,7 +334,7 @@ static int start_cpu(int cpu)
 		return err;
 	}
 	wake_up_process(ac->thread);
-	hrtimer_start(&ac->hrtimer, ns_to_ktime(500 * NSEC_PER_USEC), HRTIMER_MODE_REL_PINNED);
+	smp_call_function_single(cpu, arm_hrtimer, ac, true);
 	/* add_timer_on() arms it on @cpu */
 	ac->timer.expires = jiffies + 1;
 	add_timer_on(&ac->timer, cpu);
@@ -345,12 +371,14 @@ static int __init api_test_init(void)
 	}
 	cpus_read_unlock();
 
-	pr_info("%ld process, %ld softirq, %ld hardirq pages; %ld failed allocations, %ld dirty zeroed pages\n",
+	pr_info("%ld process, %ld softirq, %ld hardirq pages; %ld failed allocations, %ld dirty zeroed pages; %ld hrtimer ticks off their CPU, %ld CPUs without one\n",
 		atomic_long_read(&process_pages),
 		atomic_long_read(&softirq_pages),
 		atomic_long_read(&hardirq_pages),
 		atomic_long_read(&failed_allocs),
-		atomic_long_read(&dirty_pages));
+		atomic_long_read(&dirty_pages),
+		atomic_long_read(&foreign_ticks),
+		atomic_long_read(&quiet_cpus));
 	if (nolock)
 		pr_info("nolock: %ld hardirq, %ld NMI pages, %ld failed; %ld NMIs, %ld pages handed to them\n",
 			atomic_long_read(&nolock_hardirq_pages),

@@ -138,6 +138,9 @@ TEST_F(api, every_context_every_cpu)
 	EXPECT_LT(0, param("process_pages"));
 	EXPECT_LT(0, param("softirq_pages"));
 	EXPECT_LT(0, param("hardirq_pages"));
+	/* each CPU's hard interrupts on that CPU, every one of them */
+	EXPECT_EQ(0, param("foreign_ticks"));
+	EXPECT_EQ(0, param("quiet_cpus"));
 	EXPECT_EQ(0, param("dirty_pages"));
 	TH_LOG("%ld process, %ld softirq, %ld hardirq pages, %ld failed allocations",
 	       param("process_pages"), param("softirq_pages"),
@@ -217,6 +220,8 @@ TEST_F(nolock, from_hardirq_and_nmi_nothing_lost)
 	       param("nolock_nmi_pages"), param("nolock_failed"), param("nmis"),
 	       param("nmi_handed_frees"));
 	EXPECT_LT(0, param("nmis"));
+	EXPECT_EQ(0, param("foreign_ticks"));
+	EXPECT_EQ(0, param("quiet_cpus"));
 	EXPECT_EQ(0, param("dirty_pages"));
 	EXPECT_LT(0, param("nolock_failed"));
 	EXPECT_LT(0, param("nmi_handed_frees"));
