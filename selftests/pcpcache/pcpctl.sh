@@ -248,6 +248,30 @@ check "bench --json: JSON alone on stdout, every benchmark and the targets" \
 	bench_json_all
 check "bench --json --only 4,5: JSON alone, benchmarks 4 and 5" bench_json 4,5
 check "bench --json --only 2: JSON alone" bench_json 2
+# --patterns: the purger and exit rows of every mode the module lists and
+# the kernel's, the local pattern in each mode and under lock=spin and
+# lock=trylock, the eight pattern targets each measured, and the locking
+# design and configuration it found put back
+patterns_check()
+{
+	before="$(cat $D/config) $(cat /sys/module/pcpcache/parameters/lock)"
+	pcpctl bench --patterns --quick --reps 1 --json > /tmp/p.json 2> /tmp/p.err ||
+		{ cat /tmp/p.err; return 1; }
+	"$json_check" < /tmp/p.json || return 1
+	for m in $(tr -d '[]' < $S/mode); do
+		test "$(grep -c "\"design\": \"$m\"" /tmp/p.json)" = 3 ||
+			{ echo "mode $m: not in the purger, exit and local rows"; return 1; }
+	done
+	test "$(grep -c '"design": "kernel"' /tmp/p.json)" = 2 &&
+	grep -q '"design": "lock=spin"' /tmp/p.json &&
+	grep -q '"design": "lock=trylock"' /tmp/p.json &&
+	test "$(grep -c '"met": ' /tmp/p.json)" = 8 &&
+	grep -q "^Pattern targets" /tmp/p.err &&
+	test "$(cat $D/config) $(cat /sys/module/pcpcache/parameters/lock)" = "$before" ||
+		{ cat /tmp/p.err; return 1; }
+}
+check "bench --patterns --json: every design, the kernel, the local pattern, 8 targets" \
+	patterns_check
 # a CSV directory named to break a shell: it must just be a name
 csv_dir_check()
 {
@@ -300,10 +324,12 @@ check "a write error on standard output: exit 1, saying so" sh -c '
 pcpctl set mode=split batch=8 high=64
 before=$(cat $D/config)
 check "fault --quick prints the tables and targets" sh -c '
-	pcpctl fault --quick --rows kernel,single,31/186 > /tmp/fault.txt &&
+	pcpctl fault --quick --rows kernel,single,31/186,remote,blocks > /tmp/fault.txt &&
 	grep -q "^processes" /tmp/fault.txt && grep -q "^threads" /tmp/fault.txt &&
 	grep -q "^kernel " /tmp/fault.txt && grep -q "^single 31/186 " /tmp/fault.txt &&
-	test $(grep -c "(target" /tmp/fault.txt) = 8'
+	grep -q "^remote " /tmp/fault.txt && grep -q "^blocks " /tmp/fault.txt &&
+	test $(grep -c "(target" /tmp/fault.txt) = 12 &&
+	test $(grep "over single.s" /tmp/fault.txt | grep -c "target <= 1.05: [mM]") = 4'
 check "... and puts the configuration back" test "$(cat $D/config)" = "$before"
 check "fault --json prints one JSON object and nothing else" sh -c '
 	pcpctl fault --quick --json --variant processes --rows kernel,single > /tmp/fault.json &&

@@ -1409,15 +1409,226 @@ static void pattern_print(const struct opts *o, const char *design,
 	json_end(o->js, '}');
 }
 
+/* Whether this runs under QEMU's TCG emulator, by the CPU's model name. */
+static bool under_tcg(void)
+{
+	char line[256];
+	bool tcg = false;
+	FILE *f = pcp_fopen("/proc/cpuinfo", "r");
+
+	if (!f)
+		return false;
+	while (!tcg && fgets(line, sizeof(line), f))
+		tcg = !strncmp(line, "model name", 10) && strstr(line, "QEMU TCG CPU");
+	fclose(f);
+	return tcg;
+}
+
+static void verdict(const struct opts *o, const char *what, double v,
+		    double target)
+{
+	bool met = v <= target;
+
+	if (isfinite(v))
+		fprintf(o->out, "   %-52s %7.2f  (target <= %.2f: %s)\n", what, v,
+			target, met ? "met" : "MISSED");
+	else
+		fprintf(o->out, "   %-52s %7s  (target <= %.2f: not measured)\n",
+			what, "-", target);
+	if (!o->js)
+		return;
+	json_begin(o->js, NULL, '{');
+	json_str(o->js, "what", what);
+	json_num(o->js, "value", v);
+	json_num(o->js, "target_at_most", target);
+	if (isfinite(v))
+		json_bool(o->js, "met", met);
+	json_end(o->js, '}');
+}
+
+/* The index of design @name in @designs, or -1. */
+static int find_design(char designs[][32], int nd, const char *name)
+{
+	int d;
+
+	for (d = 0; d < nd; d++)
+		if (!strcmp(designs[d], name))
+			return d;
+	return -1;
+}
+
+static void local_pattern_row(const struct opts *o, const char *design,
+			      double cycles, double ratio)
+{
+	char a[32], b[32];
+
+	fprintf(o->out, "%-12s %9s %12s\n", design, cell(a, sizeof(a), cycles, 0),
+		cell(b, sizeof(b), ratio, 2));
+	if (!o->js)
+		return;
+	json_begin(o->js, NULL, '{');
+	json_str(o->js, "design", design);
+	json_num(o->js, "cycles_per_pair", cycles);
+	json_end(o->js, '}');
+}
+
+/*
+ * The local pattern: a hit pair on one CPU in each design, the designs
+ * taking turns within each of o->reps rounds (as run_rows() takes its
+ * rows), the median per design into @pair. Then, where modprobe can load
+ * pcpcache again, single's under lock=spin and lock=trylock into
+ * @lock_pair, the module reloaded for each turn and at the end with the
+ * design it had; NAN where it cannot.
+ */
+static int local_pattern(const struct opts *o, char designs[][32], int nd,
+			 double *pair, double *lock_pair)
+{
+	static const char * const locks[] = { "spin", "trylock" };
+	static double v[MAX_DESIGNS][MAX_REPS], lv[2][MAX_REPS];
+	unsigned int nr = o->quick ? 10000 : 50000, r;
+	char found[16] = "spin", params[32];
+	int single = find_design(designs, nd, "single"), d, l, err = 0;
+	const char *skipped = NULL;
+	struct figures f;
+
+	for (r = 0; r < o->reps && !err; r++) {
+		for (d = 0; d < nd && !err; d++) {
+			err = pcp_write("mode", designs[d]);
+			if (err)
+				fprintf(stderr, "%s: mode %s: %s\n", who, designs[d],
+					strerror(-err));
+			/* one untimed run fills the magazine again */
+			err = err ?: run_once("pair", nr, 1, 0, &f);
+			err = err ?: run_once("pair", nr, 1, 0, &f);
+			if (!err)
+				v[d][r] = f.a[0];
+		}
+	}
+	if (err)
+		return FAILED;
+	for (d = 0; d < nd; d++)
+		pair[d] = median(v[d], o->reps);
+	lock_pair[0] = lock_pair[1] = NAN;
+	if (!modprobe_finds_pcpcache())
+		skipped = "modprobe cannot load pcpcache here (loaded with insmod?)";
+	if (pcp_read_file(PCP_SYSFS "/parameters/lock", found, sizeof(found)) > 0)
+		found[strcspn(found, "\n")] = '\0';
+	for (r = 0; r < o->reps && !skipped && !err; r++) {
+		for (l = 0; l < 2 && !err; l++) {
+			snprintf(params, sizeof(params), "lock=%s", locks[l]);
+			err = pcp_reload(params) ||
+			      pcp_write("config", "mode=single " BENCH_KNOBS);
+			if (err)
+				fprintf(stderr, "%s: cannot load pcpcache %s\n", who, params);
+			err = err ?: run_once("pair", nr, 1, 0, &f);
+			err = err ?: run_once("pair", nr, 1, 0, &f);
+			if (!err)
+				lv[l][r] = f.a[0];
+		}
+	}
+	if (!skipped) {
+		snprintf(params, sizeof(params), "lock=%s", found);
+		if (pcp_reload(params) || pcp_write("config", "mode=single " BENCH_KNOBS)) {
+			fprintf(stderr, "%s: cannot load pcpcache %s again\n", who, params);
+			return FAILED;
+		}
+		if (err)
+			return FAILED;
+		for (l = 0; l < 2; l++)
+			lock_pair[l] = median(lv[l], o->reps);
+	}
+
+	fprintf(o->out, "\nlocal pattern: a hit pair (an allocation and a free on one CPU), cycles, the\n"
+		"median of %u rounds, the designs in turns (lock=%s); single's under lock=spin\n"
+		"and lock=trylock, pcpcache reloaded for each\n"
+		"\n%-12s %9s %12s\n", o->reps, found, "design", "cycles", "over single");
+	json_bench(o, 11, "local pattern: hit pair", "pair", "cycles per pair");
+	for (d = 0; d < nd; d++)
+		local_pattern_row(o, designs[d], pair[d], single < 0 ? NAN :
+				  pair[d] / pair[single]);
+	if (skipped) {
+		skipped_row(o, "lock=", skipped);
+	} else {
+		for (l = 0; l < 2; l++) {
+			snprintf(params, sizeof(params), "lock=%s", locks[l]);
+			local_pattern_row(o, params, lock_pair[l],
+					  lock_pair[l] / lock_pair[0]);
+		}
+	}
+	json_bench_end(o);
+	return 0;
+}
+
+/* @what of design @name over single's, NAN where either is missing. */
+static double over_single(char designs[][32], int nd, const struct pattern *p,
+			  const char *name, double (*what)(const struct pattern *))
+{
+	int d = find_design(designs, nd, name), s = find_design(designs, nd, "single");
+
+	if (d < 0 || s < 0 || p[d].skipped[0] || p[s].skipped[0])
+		return NAN;
+	return what(&p[d]) / what(&p[s]);
+}
+
+static double buddy_traffic(const struct pattern *p)
+{
+	return p->buddy_in + p->buddy_out;
+}
+
+static double peak_parked(const struct pattern *p)
+{
+	return p->parked_peak;
+}
+
+/* Issue 27's targets, from the figures of this run. */
+static void patterns_targets(const struct opts *o, char designs[][32], int nd,
+			     const struct pattern *purger,
+			     const struct pattern *exits, const double *pair,
+			     const double *lock_pair)
+{
+	int b = find_design(designs, nd, "blocks"), s = find_design(designs, nd, "single");
+	int r = find_design(designs, nd, "remote");
+	double piecemeal = NAN;
+
+	fprintf(o->out, "\nPattern targets, judged at 2 CPUs (the project's machines' core count)\n");
+	if (under_tcg())
+		fprintf(o->out, "   (QEMU's TCG emulator: the figures are the emulator's, not a machine's)\n");
+	if (sysconf(_SC_NPROCESSORS_ONLN) != 2)
+		fprintf(o->out, "   (%ld CPUs here: the verdicts are shown, not judged)\n",
+			sysconf(_SC_NPROCESSORS_ONLN));
+	if (o->js)
+		json_begin(o->js, "targets", '[');
+	verdict(o, "purger: remote buddy in+out / single's",
+		over_single(designs, nd, purger, "remote", buddy_traffic), 0.2);
+	verdict(o, "purger: blocks buddy in+out / single's",
+		over_single(designs, nd, purger, "blocks", buddy_traffic), 0.2);
+	verdict(o, "purger: remote peak parked / single's",
+		over_single(designs, nd, purger, "remote", peak_parked), 1.25);
+	verdict(o, "purger: blocks peak parked / single's",
+		over_single(designs, nd, purger, "blocks", peak_parked), 1.25);
+	if (b >= 0 && !exits[b].skipped[0])
+		piecemeal = 1 - exits[b].whole / 100;
+	verdict(o, "exit: blocks, share given back page by page", piecemeal, 0.2);
+	verdict(o, "local: remote hit pair / single's",
+		r >= 0 && s >= 0 ? pair[r] / pair[s] : NAN, 1.05);
+	verdict(o, "local: blocks hit pair / single's",
+		b >= 0 && s >= 0 ? pair[b] / pair[s] : NAN, 1.05);
+	verdict(o, "lock=trylock hit pair / lock=spin's (single)",
+		lock_pair[1] / lock_pair[0], 1.1);
+	if (o->js)
+		json_end(o->js, ']');
+}
+
 /* The patterns against every design the module lists, and the kernel's. */
 static int run_patterns(const struct opts *o)
 {
 	static const char * const tests[] = { "purger", "exit" };
 	unsigned int nr = o->quick ? 4096 : 16384, t;
+	static struct pattern p[ARRAY_SIZE(tests)][MAX_DESIGNS + 1];
 	char designs[MAX_DESIGNS][32], zone[32];
 	int nd = read_designs(designs, MAX_DESIGNS), d, err;
+	double pair[MAX_DESIGNS], lock_pair[2];
 	long high, batch;
-	struct pattern p;
 
 	if (nd <= 0) {
 		fprintf(stderr, "%s: cannot read the modes from the mode file\n", who);
@@ -1454,55 +1665,21 @@ static int run_patterns(const struct opts *o)
 			"cycles/op", "parked", "peak", "transit", "whole",
 			"per CPU at end");
 		for (d = 0; d <= nd; d++) {
-			p.name = tests[t];
-			err = pattern_row(o, d < nd ? designs[d] : NULL, nr, &p);
+			p[t][d].name = tests[t];
+			err = pattern_row(o, d < nd ? designs[d] : NULL, nr, &p[t][d]);
 			if (err == FAILED)
 				return FAILED;
-			pattern_print(o, d < nd ? designs[d] : "kernel", &p);
+			pattern_print(o, d < nd ? designs[d] : "kernel", &p[t][d]);
 			fflush(o->out);
 		}
 	}
 	json_bench_end(o);
+	if (local_pattern(o, designs, nd, pair, lock_pair))
+		return FAILED;
 	if (o->js)
 		json_end(o->js, ']');
+	patterns_targets(o, designs, nd, p[0], p[1], pair, lock_pair);
 	return 0;
-}
-
-/* Whether this runs under QEMU's TCG emulator, by the CPU's model name. */
-static bool under_tcg(void)
-{
-	char line[256];
-	bool tcg = false;
-	FILE *f = pcp_fopen("/proc/cpuinfo", "r");
-
-	if (!f)
-		return false;
-	while (!tcg && fgets(line, sizeof(line), f))
-		tcg = !strncmp(line, "model name", 10) && strstr(line, "QEMU TCG CPU");
-	fclose(f);
-	return tcg;
-}
-
-static void verdict(const struct opts *o, const char *what, double v,
-		    double target)
-{
-	bool met = v <= target;
-
-	if (isfinite(v))
-		fprintf(o->out, "   %-52s %7.2f  (target <= %.2f: %s)\n", what, v,
-			target, met ? "met" : "MISSED");
-	else
-		fprintf(o->out, "   %-52s %7s  (target <= %.2f: not measured)\n",
-			what, "-", target);
-	if (!o->js)
-		return;
-	json_begin(o->js, NULL, '{');
-	json_str(o->js, "what", what);
-	json_num(o->js, "value", v);
-	json_num(o->js, "target_at_most", target);
-	if (isfinite(v))
-		json_bool(o->js, "met", met);
-	json_end(o->js, '}');
 }
 
 /* The gnuplot script of plot(): every path a string, no shell command. */
@@ -1637,7 +1814,9 @@ static void bench_usage(FILE *f)
 		"              --csv, or of --from CSVDIR without running anything)\n"
 		"  --patterns  only the purger and exit patterns, in every mode the\n"
 		"              module lists and on the kernel's own lists: buddy traffic,\n"
-		"              refills, drains, cycles, pages parked and in transit\n");
+		"              refills, drains, cycles, pages parked and in transit;\n"
+		"              a hit pair in each, under lock=spin and lock=trylock;\n"
+		"              the pattern targets\n");
 }
 
 /* Whether the kernel runs with init_on_alloc=0, which a figure depends on. */
