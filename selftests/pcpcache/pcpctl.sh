@@ -246,7 +246,7 @@ bench_json_all()
 
 check "bench --json: JSON alone on stdout, every benchmark and the targets" \
 	bench_json_all
-check "bench --json --only 4,5: JSON alone, benchmarks 4 and 5" bench_json 4,5
+check "bench --json --only 1,6: JSON alone, benchmarks 1 and 6" bench_json 1,6
 check "bench --json --only 2: JSON alone" bench_json 2
 # --patterns: the purger and exit rows of every mode the module lists and
 # the kernel's, the local pattern in each mode and under lock=spin and
