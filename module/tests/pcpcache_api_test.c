@@ -237,9 +237,20 @@ static void hand_to_nmi(struct api_cpu *ac, int cpu)
 		apic->send_IPI_mask(cpumask_of(cpu), NMI_VECTOR);
 }
 
+/*
+ * The hrtimer's period after a tick's work, and at least four times what
+ * that work took, so that a CPU spends at most a fifth of its time there:
+ * under TCG a tick's pages (up to eight, of order up to 3, filled and
+ * checked byte by byte) can outlast 500 us, and a timer forwarded by less
+ * is due again as it returns, so that its CPU never left hard interrupts
+ * (an RCU stall in the stock lane too, once each CPU had its own timer).
+ */
+#define HARDIRQ_PERIOD_NS	(500 * NSEC_PER_USEC)
+
 static enum hrtimer_restart hardirq_fn(struct hrtimer *t)
 {
 	struct api_cpu *ac = container_of(t, struct api_cpu, hrtimer);
+	u64 start = ktime_get_ns(), now;
 
 	if (ac == this_cpu_ptr(&api_cpus))
 		ac->hard_ticks++;
@@ -252,7 +263,10 @@ static enum hrtimer_restart hardirq_fn(struct hrtimer *t)
 	}
 	if (READ_ONCE(ac->stop))
 		return HRTIMER_NORESTART;
-	hrtimer_forward_now(t, ns_to_ktime(500 * NSEC_PER_USEC));
+	/* from now, not from when it was due: a late tick must not bunch up */
+	now = ktime_get_ns();
+	hrtimer_set_expires(t, ns_to_ktime(now + max_t(u64, HARDIRQ_PERIOD_NS,
+						       4 * (now - start))));
 	return HRTIMER_RESTART;
 }
 
@@ -314,7 +328,7 @@ static void arm_hrtimer(void *info)
 {
 	struct api_cpu *ac = info;
 
-	hrtimer_start(&ac->hrtimer, ns_to_ktime(500 * NSEC_PER_USEC),
+	hrtimer_start(&ac->hrtimer, ns_to_ktime(HARDIRQ_PERIOD_NS),
 		      HRTIMER_MODE_REL_PINNED);
 }
 
