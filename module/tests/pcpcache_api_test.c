@@ -89,6 +89,7 @@ struct api_cpu {
 	struct held hard_nolock, nmi;	/* nolock=1 */
 	struct llist_head handed;	/* pages for this CPU's NMI to free */
 	atomic_t nmi_asked;		/* an NMI sent to this CPU, not yet seen */
+	u64 nmi_quiet_until;		/* no NMI to send it before (ktime ns) */
 	unsigned int ticks;		/* of its hrtimer, for the NMIs it sends */
 	unsigned long hard_ticks;	/* of its hrtimer, on this CPU */
 	bool stop;
@@ -201,6 +202,7 @@ static void free_page_hot(struct page *page)
 static int nmi_fn(unsigned int type, struct pt_regs *regs)
 {
 	struct api_cpu *ac = this_cpu_ptr(&api_cpus);
+	u64 start = ktime_get_mono_fast_ns(), now;
 
 	/* ours, if one was sent: not someone else's NMI */
 	if (atomic_dec_if_positive(&ac->nmi_asked) < 0)
@@ -210,6 +212,13 @@ static int nmi_fn(unsigned int type, struct pt_regs *regs)
 		return NMI_HANDLED;
 	exercise_nolock(&ac->nmi, &nolock_nmi_pages);
 	free_handed(ac, pcpcache_free_page_nolock);
+	/*
+	 * As the hrtimer's ticks: at least four times this NMI's work before
+	 * the next. On the debug kernel an NMI takes milliseconds, and one
+	 * every fourth tick of the sender's kept this CPU in NMIs.
+	 */
+	now = ktime_get_mono_fast_ns();
+	WRITE_ONCE(ac->nmi_quiet_until, now + 4 * (now - start));
 	return NMI_HANDLED;
 }
 
@@ -232,6 +241,8 @@ static void hand_to_nmi(struct api_cpu *ac, int cpu)
 	else
 		atomic_long_inc(&failed_allocs);
 	if (++ac->ticks % NMI_EVERY)
+		return;
+	if (ktime_get_mono_fast_ns() < READ_ONCE(next->nmi_quiet_until))
 		return;
 	if (atomic_cmpxchg(&next->nmi_asked, 0, 1) == 0)
 		apic->send_IPI_mask(cpumask_of(cpu), NMI_VECTOR);
