@@ -29,13 +29,19 @@ TOP := $(CURDIR)
 BUILD := $(TOP)/build
 
 # Debian's default amd64 kernel (tools/kernel-release); the VM boots it.
-KREL ?= $(shell $(TOP)/tools/kernel-release)
-KDIR ?= $(if $(KREL),/usr/src/linux-headers-$(KREL))
-export KDIR
+# Recursive (=), not simple (:=), and never exported: "make demo" and "make
+# check" install the headers (tools/setup) after this file is read, so the
+# makes their recipes start must look again, and an empty KDIR= in the
+# environment (or one this make found empty) counts as not set.
+KREL = $(shell $(TOP)/tools/kernel-release)
+ifeq ($(strip $(KDIR)),)
+override KDIR = $(if $(KREL),/usr/src/linux-headers-$(KREL))
+endif
+unexport KDIR KREL
 
 # The kernel's kselftest framework (lib.mk, runner, harness headers), taken
 # from Debian's linux-source tarball: the headers packages do not ship it.
-KSRC_TAR ?= $(shell ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)
+KSRC_TAR = $(shell ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)
 KSFT_DIR := $(BUILD)/linux/tools/testing/selftests
 KSFT_FILES := tools/testing/selftests/Makefile tools/testing/selftests/lib.mk \
 	tools/testing/selftests/kselftest.h \
