@@ -9,6 +9,9 @@
 #                     minutes on 2 cores, 22 cold; see tools/check)
 #   make check-full   the same with every selftest in every lane, the
 #                     bench, the rt and 6.12 kernels in the VM, the mutants
+#   make check-fresh  both README commands in a new Debian 12 root
+#                     (mmdebstrap, chroot): first make demo, then make
+#                     check up to its vm stage (tools/check-fresh)
 #   make check-mutants the faults of tools/mutants/, each caught by its lane
 #   make deps         install what the above need (as root)
 #   make unit         host unit tests only
@@ -53,6 +56,12 @@ KSFT_FILES := tools/testing/selftests/Makefile tools/testing/selftests/lib.mk \
 
 all: module selftests tools
 
+# What installs the packages (and the headers), and what "make demo" and
+# "make check" run after it; tools/check-first-build puts stand-ins here.
+SETUP := $(TOP)/tools/setup
+DEMO := $(TOP)/tools/demo
+CHECK := $(TOP)/tools/check
+
 # The version has one home: PACKAGE_VERSION in dkms.conf.
 PCPCACHE_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 
@@ -95,7 +104,7 @@ $(BUILD)/asan/pcpctl: $(PCPCTL_SRC) $(wildcard tools/lib/pcpcache/*.h tools/pcpc
 		-o $@ $(PCPCTL_SRC) -lpthread -lm
 
 deps:
-	@$(TOP)/tools/setup
+	@$(SETUP)
 
 module:
 	@test -n "$(KDIR)" || { echo "no kernel headers found: run 'make deps' or set KDIR" >&2; exit 1; }
@@ -144,20 +153,24 @@ save-host-state:
 	@$(TOP)/tools/host-state save $(HOST_STATE)
 
 check: save-host-state
-	@$(TOP)/tools/setup
-	@$(TOP)/tools/check
+	@$(SETUP)
+	@$(CHECK)
 
 check-full: save-host-state
-	@$(TOP)/tools/setup
-	@$(TOP)/tools/check --full
+	@$(SETUP)
+	@$(CHECK) --full
+
+check-fresh:
+	@$(SETUP)
+	@$(TOP)/tools/check-fresh
 
 check-mutants: all
 	@$(TOP)/tools/check-mutants
 
 demo: save-host-state
-	@$(TOP)/tools/setup --demo
+	@$(SETUP) --demo
 	@$(MAKE) -s all
-	@$(TOP)/tools/demo
+	@$(DEMO)
 
 bench: deps
 	@$(MAKE) -s all
