@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The main job, run inside the VM by "make demo" (tools/demo): load
-# pcpcache, then in each mode a short all-CPU stress with the per-CPU lists
-# while it runs, the stress with its controller, the books with pages
-# cached, then the benchmarks at a size that finishes in a few minutes
-# under emulation, with the comparison table. The kernel messages it
-# causes are explained where they come.
+# pcpcache, then in each of the five modes a short all-CPU stress with the
+# per-CPU lists while it runs, the stress with its controller, the books
+# with pages cached, the benchmarks at a size that finishes in a few
+# minutes under emulation, with the comparison table, and the purger
+# pattern: where the 2026 designs (remote, blocks) differ from single and
+# the kernel's own lists. The kernel messages it causes are explained
+# where they come.
 set -eu
 
 D=/sys/kernel/debug/pcpcache
@@ -27,7 +29,9 @@ pcpctl mode
 cat "$D/config"
 
 # The stress drains when it ends: the per-CPU table is taken while it runs.
-for mode in passthrough single split; do
+# every mode the module has ("passthrough [single] split remote blocks")
+modes=$(pcpctl mode | tr -d '[]')
+for mode in $modes; do
 	section "mode $mode: 3 s of all-CPU stress, configuration left alone; the per-CPU lists 2 s in"
 	pcpctl mode "$mode"
 	pcpctl stress --calm --seconds 3 --seed 1 > /tmp/stress.out 2>&1 &
@@ -58,6 +62,25 @@ echo "$books"
 section "benchmarks (pcpctl bench --quick)"
 pcpctl bench --quick
 echo "(the kernel's \"RT throttling activated\": benchmark 9's SCHED_FIFO loop holding a CPU)"
+
+# The purger: every CPU but the first allocates, the first frees in bursts
+# (pcpctl bench --patterns; its full table, the exit pattern too, in
+# Documentation/mm/pcpcache-benchmarks.rst).
+section "the purger pattern: allocations on every CPU but the first, frees on the first"
+pcpctl bench --patterns --quick --reps 1 > /tmp/patterns.out 2>&1 || {
+	cat /tmp/patterns.out
+	exit 1
+}
+awk '$1 == "purger" { on = 1; next }
+	on && NF == 0 { exit }
+	on && ($1 == "single" || $1 == "remote" || $1 == "blocks" || $1 == "kernel") {
+		if (!n++)
+			printf "%-12s %28s %20s\n", "design", "buddy pages per 1000 ops", "peak pages parked"
+		printf "%-12s %28s %20s\n", $1 == "kernel" ? "kernel lists" : $1, $4, $9
+	}' /tmp/patterns.out
+echo "(buddy pages: taken from and given back to the buddy allocator, in + out; parked:"
+echo " cached, in transit or at home in blocks, the peak after each burst of frees;"
+echo " counts of pages, not timing: they hold under emulation)"
 
 section "unload"
 rmmod pcpcache
