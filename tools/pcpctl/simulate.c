@@ -117,6 +117,14 @@ static const char *simulate_help =
 	"  --json          one JSON object\n"
 	"  --plot DIR      trips against peak pages parked, as a PNG in DIR\n";
 
+/*
+ * Why a grid that asks for the kernel model has none: kernel text holds
+ * no zones, and the model runs on the zones' batch and high.
+ */
+#define NO_KERNEL_MODEL \
+	"no kernel model: the trace has no zones (record --input without --zoneinfo); " \
+	"record it again with --zoneinfo FILE, the recorded machine's /proc/zoneinfo"
+
 #define SIM_MAX_SETTINGS	4096
 #define SIM_MAX_LIST		32
 
@@ -471,7 +479,7 @@ int cmd_simulate(int argc, char **argv)
 		.max_order = PCP_TRACE_MAX_ORDER,
 		.block_hold = SIM_BLOCK_HOLD,
 	};
-	const char *set = NULL, *plot_dir = NULL;
+	const char *set = NULL, *plot_dir = NULL, *no_kernel = NULL;
 	bool json = false, per_cpu = false, budget_given = false;
 	static struct sim_setting settings[SIM_MAX_SETTINGS];
 	struct sim_result *res = NULL, kreal;
@@ -555,6 +563,9 @@ int cmd_simulate(int argc, char **argv)
 	if (load_trace(argv[optind], &t))
 		return 1;
 	n = set ? 1 : build_grid(&g, t.h.nr_zones > 0, settings);
+	/* asked for (by default), but the model needs the zones' batch and high */
+	if (!set && g.design[SIM_KERNEL] && !t.h.nr_zones)
+		no_kernel = NO_KERNEL_MODEL;
 	res = calloc(n ? n : 1, sizeof(*res));
 	if (!res) {
 		fprintf(stderr, "%s: out of memory\n", who);
@@ -597,6 +608,8 @@ int cmd_simulate(int argc, char **argv)
 			json_result(&js, label, &res[i], per_cpu);
 		}
 		json_end(&js, ']');
+		if (no_kernel)
+			json_str(&js, "no_kernel_model", no_kernel);
 		if (t.h.flags & PCP_TRACE_KERNEL_LISTS) {
 			json_begin(&js, "kernel_recorded", '{');
 			json_uint(&js, "refill", kreal.total.refill);
@@ -647,6 +660,8 @@ int cmd_simulate(int argc, char **argv)
 					       res[i].total.drain_pages, kreal.total.drain_pages,
 					       pct_error(res[i].total.drain_pages, kreal.total.drain_pages));
 		}
+		if (no_kernel)
+			printf("%s\n", no_kernel);
 		printf("%u settings in %.2f s of CPU time\n", n, secs);
 		if (budget_given) {
 			if (best == UINT32_MAX) {
