@@ -396,13 +396,17 @@ static void json_result(struct json *js, const char *label,
 	json_end(js, '}');
 }
 
-/* trips against peak pages: every setting, the front as a line */
+/* each design its own look: the designs and auto */
+_Static_assert(SIM_NR_DESIGNS + 1 <= GP_NR_STYLES, "a look for every design");
+
+/* trips against peak pages: every setting, a series per design, the front marked */
 static int plot_front(const char *dir, const struct sim_setting *s,
 		      const struct sim_result *r, unsigned int n)
 {
+	const char *series[SIM_NR_DESIGNS + 1], *design;
 	char *csv = NULL, *png = NULL;
+	unsigned int i, j, nr_series = 0;
 	char label[96];
-	unsigned int i;
 	FILE *f;
 	int err = 1;
 
@@ -425,10 +429,15 @@ static int plot_front(const char *dir, const struct sim_setting *s,
 	fprintf(f, "setting,design,trips_per_1000,parked_peak,parked_mean,pareto\n");
 	for (i = 0; i < n; i++) {
 		sim_label(&s[i], label, sizeof(label));
-		fprintf(f, "%s,%s,%.3f,%" PRIu64 ",%.1f,%d\n", label,
-			s[i].cfg.high_auto ? "auto" : sim_design_name(s[i].design),
+		design = s[i].cfg.high_auto ? "auto" : sim_design_name(s[i].design);
+		fprintf(f, "%s,%s,%.3f,%" PRIu64 ",%.1f,%d\n", label, design,
 			r[i].trips_per_k, r[i].total.parked_peak, r[i].parked_mean,
 			r[i].pareto);
+		/* a series for every design the CSV has, in its order */
+		for (j = 0; j < nr_series && strcmp(series[j], design); j++)
+			;
+		if (j == nr_series && nr_series < ARRAY_SIZE(series))
+			series[nr_series++] = design;
 	}
 	if (ferror(f) | fclose(f)) {
 		fprintf(stderr, "%s: %s: %s\n", who, csv, strerror(errno));
@@ -438,8 +447,8 @@ static int plot_front(const char *dir, const struct sim_setting *s,
 		goto out;
 	err = gnuplot_scatter(png, "Buddy round trips against memory parked, per setting",
 			    "pages parked at the peak, plus 1 (log scale)",
-			    "buddy calls per 1000 operations",
-			    csv);
+			    "buddy calls per 1000 operations (log scale; under 0.001 drawn at 0.001)",
+			    csv, series, nr_series);
 	if (err)
 		unlink(png);
 	else
