@@ -78,15 +78,44 @@ int create_new(const char *path)
 }
 
 /*
+ * The series' looks, by position: each its own point type and colour.
+ * Large open shapes alternate with small filled ones, so that a series
+ * drawn over another with the same points (split over single, whose
+ * settings often agree) leaves the one beneath it in sight.
+ */
+static const struct {
+	unsigned int pt;	/* gnuplot's point type */
+	const char *ps;		/* its size */
+	const char *lc;		/* its colour */
+} gp_styles[GP_NR_STYLES] = {
+	{ 5, "1.3", "#000000" },	/* filled square, black */
+	{ 4, "2.4", "#0060ad" },	/* open square, blue */
+	{ 7, "0.9", "#e07000" },	/* filled circle, orange */
+	{ 8, "2.4", "#009e40" },	/* open triangle, green */
+	{ 13, "1.2", "#8030c0" },	/* filled diamond, purple */
+	{ 2, "1.8", "#d01010" },	/* cross, red */
+	{ 3, "2.6", "#a05000" },	/* star, brown */
+	{ 10, "2.2", "#00a0a0" },	/* open triangle down, cyan */
+	{ 12, "2.2", "#a0a000" },	/* open diamond, olive */
+	{ 1, "2.2", "#ff40ff" },	/* plus, pink */
+};
+
+/*
  * A scatter plot of @csv (simulate's: setting, design, trips, peak,
- * mean, pareto) into @png: a colour per design, the front marked.
+ * mean, pareto) into @png: peak plus one on x, trips on y, both on log
+ * scales; one series for each of the @nr designs in @series, the rows
+ * whose design column holds its name, each its own point type and
+ * colour; the front marked. Trips under 0.001 (the CSV's precision, 0
+ * included) are drawn at 0.001, which a log scale can show.
  */
 int gnuplot_scatter(const char *png, const char *title, const char *xlabel,
-		  const char *ylabel, const char *csv)
+		    const char *ylabel, const char *csv,
+		    const char *const *series, unsigned int nr)
 {
 	char script[] = "/tmp/pcpctl-plot-XXXXXX";
 	int fd = mkstemp(script), err;
 	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+	unsigned int i;
 
 	if (!f) {
 		fprintf(stderr, "%s: cannot write a gnuplot script\n", who);
@@ -94,10 +123,12 @@ int gnuplot_scatter(const char *png, const char *title, const char *xlabel,
 			close(fd);
 		return 1;
 	}
-	fputs("set terminal png size 1000,650\n"
+	fputs("set terminal png size 1200,750\n"
 	      "set datafile separator ','\n"
 	      "set key autotitle columnhead\n"
-	      "set grid\nset key outside right\nset logscale x\n"
+	      "set grid\nset key outside right\n"
+	      "set logscale x\nset logscale y\n"
+	      "y(t) = t < 0.001 ? 0.001 : t\n"
 	      "set output ", f);
 	gp_string(f, png);
 	fputs("\nset title ", f);
@@ -106,11 +137,23 @@ int gnuplot_scatter(const char *png, const char *title, const char *xlabel,
 	gp_string(f, xlabel);
 	fputs("\nset ylabel ", f);
 	gp_string(f, ylabel);
-	fputs("\nplot for [d in 'passthrough single split auto kernel'] ", f);
+	fputs("\nplot \\\n", f);
+	for (i = 0; i < nr; i++) {
+		unsigned int k = i % GP_NR_STYLES;
+
+		fputs("  ", f);
+		gp_string(f, csv);
+		fputs(" using ($4 + 1):(strcol(2) eq ", f);
+		gp_string(f, series[i]);
+		fprintf(f, " ? y($3) : NaN) with points pt %u ps %s lc rgb '%s' title ",
+			gp_styles[k].pt, gp_styles[k].ps, gp_styles[k].lc);
+		gp_string(f, series[i]);
+		fputs(", \\\n", f);
+	}
+	fputs("  ", f);
 	gp_string(f, csv);
-	fputs(" using ($4 + 1):(strcol(2) eq d ? $3 : NaN) with points pt 7 title d, \\\n  ", f);
-	gp_string(f, csv);
-	fputs(" using ($4 + 1):($6 == 1 ? $3 : NaN) with points pt 6 ps 2.5 title 'Pareto front'\n", f);
+	fputs(" using ($4 + 1):($6 == 1 ? y($3) : NaN)", f);
+	fputs(" with points pt 6 ps 3.4 lc rgb '#808080' title 'Pareto front'\n", f);
 	if (ferror(f) | fclose(f)) {
 		fprintf(stderr, "%s: cannot write a gnuplot script: %s\n", who,
 			strerror(errno));

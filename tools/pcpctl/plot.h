@@ -11,7 +11,10 @@ void gp_string(FILE *f, const char *s);
 int run_gnuplot(const char *script);
 const char *gp_prefix(const char *path);
 int create_new(const char *path);
+/* gnuplot_scatter()'s series: this many look each unlike the others */
+#define GP_NR_STYLES	10
 int gnuplot_scatter(const char *png, const char *title, const char *xlabel,
-		  const char *ylabel, const char *csv);
+		    const char *ylabel, const char *csv,
+		    const char *const *series, unsigned int nr);
 
 #endif /* _PCPCTL_PLOT_H */

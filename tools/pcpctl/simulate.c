@@ -117,6 +117,14 @@ static const char *simulate_help =
 	"  --json          one JSON object\n"
 	"  --plot DIR      trips against peak pages parked, as a PNG in DIR\n";
 
+/*
+ * Why a grid that asks for the kernel model has none: kernel text holds
+ * no zones, and the model runs on the zones' batch and high.
+ */
+#define NO_KERNEL_MODEL \
+	"no kernel model: the trace has no zones (record --input without --zoneinfo); " \
+	"record it again with --zoneinfo FILE, the recorded machine's /proc/zoneinfo"
+
 #define SIM_MAX_SETTINGS	4096
 #define SIM_MAX_LIST		32
 
@@ -388,13 +396,17 @@ static void json_result(struct json *js, const char *label,
 	json_end(js, '}');
 }
 
-/* trips against peak pages: every setting, the front as a line */
+/* each design its own look: the designs and auto */
+_Static_assert(SIM_NR_DESIGNS + 1 <= GP_NR_STYLES, "a look for every design");
+
+/* trips against peak pages: every setting, a series per design, the front marked */
 static int plot_front(const char *dir, const struct sim_setting *s,
 		      const struct sim_result *r, unsigned int n)
 {
+	const char *series[SIM_NR_DESIGNS + 1], *design;
 	char *csv = NULL, *png = NULL;
+	unsigned int i, j, nr_series = 0;
 	char label[96];
-	unsigned int i;
 	FILE *f;
 	int err = 1;
 
@@ -417,10 +429,15 @@ static int plot_front(const char *dir, const struct sim_setting *s,
 	fprintf(f, "setting,design,trips_per_1000,parked_peak,parked_mean,pareto\n");
 	for (i = 0; i < n; i++) {
 		sim_label(&s[i], label, sizeof(label));
-		fprintf(f, "%s,%s,%.3f,%" PRIu64 ",%.1f,%d\n", label,
-			s[i].cfg.high_auto ? "auto" : sim_design_name(s[i].design),
+		design = s[i].cfg.high_auto ? "auto" : sim_design_name(s[i].design);
+		fprintf(f, "%s,%s,%.3f,%" PRIu64 ",%.1f,%d\n", label, design,
 			r[i].trips_per_k, r[i].total.parked_peak, r[i].parked_mean,
 			r[i].pareto);
+		/* a series for every design the CSV has, in its order */
+		for (j = 0; j < nr_series && strcmp(series[j], design); j++)
+			;
+		if (j == nr_series && nr_series < ARRAY_SIZE(series))
+			series[nr_series++] = design;
 	}
 	if (ferror(f) | fclose(f)) {
 		fprintf(stderr, "%s: %s: %s\n", who, csv, strerror(errno));
@@ -430,8 +447,8 @@ static int plot_front(const char *dir, const struct sim_setting *s,
 		goto out;
 	err = gnuplot_scatter(png, "Buddy round trips against memory parked, per setting",
 			    "pages parked at the peak, plus 1 (log scale)",
-			    "buddy calls per 1000 operations",
-			    csv);
+			    "buddy calls per 1000 operations (log scale; under 0.001 drawn at 0.001)",
+			    csv, series, nr_series);
 	if (err)
 		unlink(png);
 	else
@@ -471,7 +488,7 @@ int cmd_simulate(int argc, char **argv)
 		.max_order = PCP_TRACE_MAX_ORDER,
 		.block_hold = SIM_BLOCK_HOLD,
 	};
-	const char *set = NULL, *plot_dir = NULL;
+	const char *set = NULL, *plot_dir = NULL, *no_kernel = NULL;
 	bool json = false, per_cpu = false, budget_given = false;
 	static struct sim_setting settings[SIM_MAX_SETTINGS];
 	struct sim_result *res = NULL, kreal;
@@ -555,6 +572,9 @@ int cmd_simulate(int argc, char **argv)
 	if (load_trace(argv[optind], &t))
 		return 1;
 	n = set ? 1 : build_grid(&g, t.h.nr_zones > 0, settings);
+	/* asked for (by default), but the model needs the zones' batch and high */
+	if (!set && g.design[SIM_KERNEL] && !t.h.nr_zones)
+		no_kernel = NO_KERNEL_MODEL;
 	res = calloc(n ? n : 1, sizeof(*res));
 	if (!res) {
 		fprintf(stderr, "%s: out of memory\n", who);
@@ -597,6 +617,8 @@ int cmd_simulate(int argc, char **argv)
 			json_result(&js, label, &res[i], per_cpu);
 		}
 		json_end(&js, ']');
+		if (no_kernel)
+			json_str(&js, "no_kernel_model", no_kernel);
 		if (t.h.flags & PCP_TRACE_KERNEL_LISTS) {
 			json_begin(&js, "kernel_recorded", '{');
 			json_uint(&js, "refill", kreal.total.refill);
@@ -647,6 +669,8 @@ int cmd_simulate(int argc, char **argv)
 					       res[i].total.drain_pages, kreal.total.drain_pages,
 					       pct_error(res[i].total.drain_pages, kreal.total.drain_pages));
 		}
+		if (no_kernel)
+			printf("%s\n", no_kernel);
 		printf("%u settings in %.2f s of CPU time\n", n, secs);
 		if (budget_given) {
 			if (best == UINT32_MAX) {
