@@ -134,16 +134,18 @@ void pcpcache_free_block(struct page *page, unsigned int order)
 /*
  * Give the blocks of @cut back to the buddy allocator: order 0 in one
  * batch, larger orders block by block. Cached blocks have no reference:
- * the frees drop the one they get back here.
+ * the frees drop the one they get back here. Return: the base pages the
+ * buddy allocator got, which in blocks mode leaves out those that went
+ * home to their blocks (and what a block whole again took with it).
  */
-void pcpcache_give_back(struct pcpcache_cut *cut)
+unsigned int pcpcache_give_back(struct pcpcache_cut *cut)
 {
 	struct page *page, *next;
-	unsigned int order;
+	unsigned int order, freed;
 	LIST_HEAD(kept);
 
 	if (!cut->count)
-		return;
+		return 0;
 	/*
 	 * blocks mode: a page of a tracked block goes home to it instead,
 	 * off the list first, as going home may give it back at once
@@ -172,7 +174,9 @@ void pcpcache_give_back(struct pcpcache_cut *cut)
 		}
 	}
 	pcpcache_count(PCPCACHE_BUDDY_FREE, cut->count);
+	freed = cut->count;
 	cut->count = 0;
+	return freed;
 }
 
 /* Count @nr pages @cpu's magazine let go for @why, in one place with its event. */
