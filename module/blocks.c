@@ -20,7 +20,8 @@
  * fills up again while frees come home. A drain of a CPU (a write to drain,
  * a switch out of blocks mode, CPU offline, memory offline) gives all of its
  * reserve back and tracks none of its blocks any more; the shrinker and
- * the OOM notifier take the reserve before the magazine.
+ * the OOM notifier take the reserve after the magazine and the transit
+ * list, whose pages go home first.
  *
  * One struct pcpcache_block per pageblock-sized slot of the memory present
  * when blocks mode was first chosen (96 bytes for 2 MiB), allocated then

@@ -134,16 +134,18 @@ void pcpcache_free_block(struct page *page, unsigned int order)
 /*
  * Give the blocks of @cut back to the buddy allocator: order 0 in one
  * batch, larger orders block by block. Cached blocks have no reference:
- * the frees drop the one they get back here.
+ * the frees drop the one they get back here. Return: the base pages the
+ * buddy allocator got, which in blocks mode leaves out those that went
+ * home to their blocks (and what a block whole again took with it).
  */
-void pcpcache_give_back(struct pcpcache_cut *cut)
+unsigned int pcpcache_give_back(struct pcpcache_cut *cut)
 {
 	struct page *page, *next;
-	unsigned int order;
+	unsigned int order, freed;
 	LIST_HEAD(kept);
 
 	if (!cut->count)
-		return;
+		return 0;
 	/*
 	 * blocks mode: a page of a tracked block goes home to it instead,
 	 * off the list first, as going home may give it back at once
@@ -172,7 +174,9 @@ void pcpcache_give_back(struct pcpcache_cut *cut)
 		}
 	}
 	pcpcache_count(PCPCACHE_BUDDY_FREE, cut->count);
+	freed = cut->count;
 	cut->count = 0;
+	return freed;
 }
 
 /* Count @nr pages @cpu's magazine let go for @why, in one place with its event. */
@@ -1072,7 +1076,10 @@ EXPORT_SYMBOL_GPL(pcpcache_free_page);
  * NMI context may not call: an allocation the magazine cannot serve
  * fails, and a free it cannot take is left to an irq_work on this CPU,
  * which frees it as pcpcache_free_page() would (counted in
- * nolock_deferred). Under lock=local there is no lock to try: every
+ * nolock_deferred). A free that takes the list over high cuts a batch off
+ * under the lock it holds, as pcpcache_free() does, and leaves the batch
+ * to the same irq_work to give back: however many such frees come in a
+ * row, the magazine stays within high. Under lock=local there is no lock to try: every
  * allocation fails and every free is left to the irq_work. On
  * PREEMPT_RT, where the lock sleeps, hard interrupt and NMI context are
  * refused the same way, as the kernel's calls refuse them.
@@ -1088,20 +1095,32 @@ static DEFINE_PER_CPU(struct pcpcache_deferred, pcpcache_deferred);
  * Each deferred page carries in page->private what to do with it: the
  * counter of the refusal pcpcache_refusal() found before the list node
  * overwrote page->lru (its compound and pfmemalloc marks), or
- * PCPCACHE_NR_STATS for a page pcpcache_free() may take as any other.
+ * PCPCACHE_NR_STATS for a page pcpcache_free() may take as any other; or,
+ * from PCPCACHE_DEFERRED_CUT up, a block of order (that - it) cut off the
+ * magazine over high, without a reference, counted as drained when given
+ * back.
  */
-static void pcpcache_deferred_work(struct irq_work *work)
+#define PCPCACHE_DEFERRED_CUT	(PCPCACHE_NR_STATS + 1)
+
+/* Free what @d holds, in the irq_work of @cpu, whose magazine cut it. */
+static void pcpcache_deferred_run(struct pcpcache_deferred *d, int cpu)
 {
-	struct pcpcache_deferred *d =
-		container_of(work, struct pcpcache_deferred, work);
 	struct llist_node *node, *next;
-	enum pcpcache_stat why;
+	struct pcpcache_cut cut;
+	unsigned long why;
 	struct page *page;
 
+	mag_cut_init(&cut);
 	llist_for_each_safe(node, next, llist_del_all(&d->pages)) {
 		page = list_entry((struct list_head *)node, struct page, lru);
 		why = page_private(page);
 		set_page_private(page, 0);
+		if (why >= PCPCACHE_DEFERRED_CUT) {
+			why -= PCPCACHE_DEFERRED_CUT;
+			list_add_tail(&page->lru, &cut.pages[why]);
+			cut.count += 1U << why;
+			continue;
+		}
 		if (why == PCPCACHE_NR_STATS) {
 			pcpcache_free(page, 0, false);
 			continue;
@@ -1110,6 +1129,13 @@ static void pcpcache_deferred_work(struct irq_work *work)
 		pcpcache_count(PCPCACHE_ORDER_FREE, 1);
 		pcpcache_free_refused(page, 0, why);
 	}
+	pcpcache_give_back_drained(&cut, cpu, PCPCACHE_DRAIN_HIGH);
+}
+
+static void pcpcache_deferred_work(struct irq_work *work)
+{
+	pcpcache_deferred_run(container_of(work, struct pcpcache_deferred, work),
+			      raw_smp_processor_id());
 }
 
 /* A page a _nolock() free cannot take now, with its reference: later. */
@@ -1125,6 +1151,26 @@ static void pcpcache_defer_free(struct page *page, enum pcpcache_stat why)
 	irq_work_queue(&d->work);
 	preempt_enable();
 	pcpcache_count(PCPCACHE_NOLOCK_DEFERRED, 1);
+}
+
+/*
+ * What a _nolock() free cut off this CPU's magazine, over high: for the
+ * irq_work to give back. Called pinned, under the magazine's lock, which
+ * keeps the work this CPU's.
+ */
+static void pcpcache_defer_cut(struct pcpcache_cut *cut)
+{
+	struct pcpcache_deferred *d = this_cpu_ptr(&pcpcache_deferred);
+	struct page *page, *next;
+	unsigned int order;
+
+	for (order = 0; order < PCPCACHE_NR_ORDERS; order++) {
+		list_for_each_entry_safe(page, next, &cut->pages[order], lru) {
+			set_page_private(page, PCPCACHE_DEFERRED_CUT + order);
+			llist_add((struct llist_node *)&page->lru, &d->pages);
+		}
+	}
+	irq_work_queue(&d->work);
 }
 
 /* At load, before any page can be freed. */
@@ -1236,6 +1282,7 @@ void pcpcache_free_page_nolock(struct page *page)
 	struct pcpcache_list *list = NULL;
 	enum pcpcache_stat refusal;
 	struct pcpcache_cpu *pc;
+	struct pcpcache_cut out;
 	unsigned long flags;
 
 	/* what pcpcache_free() would give to the buddy allocator: later */
@@ -1281,7 +1328,16 @@ void pcpcache_free_page_nolock(struct page *page)
 		list = mag_put(&pc->mag, &page->lru, 0, false);
 	if (list && pcpcache_owner_noted(&pc->mag))
 		pcpcache_owner_claim(page, smp_processor_id());
-	/* over high is left to the next free, which may give back */
+	/*
+	 * Over high: a batch off now, as pcpcache_trim_local() cuts it, but
+	 * given back by the irq_work, as the buddy allocator may not be
+	 * called from here. A walk of at most a batch, as a trim's.
+	 */
+	if (list && unlikely(mag_over_high(list))) {
+		mag_cut_init(&out);
+		if (mag_trim(list, 0, &out))
+			pcpcache_defer_cut(&out);
+	}
 	pcpcache_untrylock_any(pc, flags);
 	if (!list) {
 		page_ref_unfreeze(page, 1);

@@ -47,7 +47,7 @@ extern unsigned int pcpcache_fault_refill;
 /* page->private of a cached block that is still as the buddy allocator left it */
 #define PCPCACHE_PAGE_CLEAN	1UL
 void pcpcache_free_block(struct page *page, unsigned int order);
-void pcpcache_give_back(struct pcpcache_cut *cut);
+unsigned int pcpcache_give_back(struct pcpcache_cut *cut);
 void pcpcache_high_moved(int cpu, unsigned int old, unsigned int new,
 			 enum pcpcache_stat why);
 void pcpcache_give_back_drained(struct pcpcache_cut *cut, int cpu,

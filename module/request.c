@@ -217,38 +217,54 @@ static void pcpcache_carry_out(int cpu, enum pcpcache_reach how,
 }
 
 /*
+ * Give back what @out holds for @why (the shrinker or the OOM notifier),
+ * counted only as far as it reached the buddy allocator: in blocks mode
+ * a page of a tracked block goes home to it instead, and is counted when
+ * the reserve lets it go. Return: the pages the buddy allocator got.
+ */
+static unsigned long pcpcache_give_back_reclaimed(struct pcpcache_cut *out,
+						  int cpu,
+						  enum pcpcache_drain_why why)
+{
+	unsigned int freed = pcpcache_give_back(out);
+
+	if (freed)
+		pcpcache_count_drained(cpu, freed, why);
+	return freed;
+}
+
+/*
  * Give back about @nr pages of a magazine, coldest first, in steps of at
  * most PCPCACHE_MAX_BATCH, if it holds pages of node @nid, for @why (the
- * shrinker or the OOM notifier). Return: how many: fewer when it had
- * fewer, or up to a block more.
+ * shrinker or the OOM notifier). Return: how many reached the buddy
+ * allocator: fewer when it had fewer, or up to a block more.
  */
 static unsigned long pcpcache_shrink_mag(int cpu, enum pcpcache_reach how,
 					 int nid, unsigned long nr,
 					 enum pcpcache_drain_why why)
 {
+	int mag_cpu, target = pcpcache_reach_target(cpu, how);
+	bool local = cpu_to_mem(target) == nid;
+	unsigned long freed = 0, taken = 0, released;
+	unsigned int old = 0, new = 0;
 	unsigned int step, want;
-	unsigned long freed = 0;
 	struct pcpcache_cut out;
 	struct pcpcache_cpu *pc;
 	unsigned long flags;
-	unsigned int old = 0, new = 0;
-	int mag_cpu = pcpcache_reach_target(cpu, how);
 	bool cut;
 
 	mag_cut_init(&out);
 	/*
-	 * what is at home in its blocks and in transit first: neither is in
-	 * the magazine
+	 * In transit first, then the magazine, then what is at home in the
+	 * blocks (blocks mode): the pages of the first two that go home
+	 * reach the buddy allocator only with the reserve, after them.
 	 */
-	if (cpu_to_mem(mag_cpu) == nid) {
-		freed = pcpcache_blocks_release(mag_cpu, nr, false);
-		if (freed)
-			pcpcache_count_drained(mag_cpu, freed, why);
-		freed += pcpcache_transit_take(mag_cpu, &out, true);
-		pcpcache_give_back_drained(&out, mag_cpu, why);
+	if (local) {
+		taken = pcpcache_transit_take(target, &out, true);
+		freed = pcpcache_give_back_reclaimed(&out, target, why);
 	}
-	while (freed < nr) {
-		want = min_t(unsigned long, nr - freed, PCPCACHE_MAX_BATCH);
+	while (taken < nr) {
+		want = min_t(unsigned long, nr - taken, PCPCACHE_MAX_BATCH);
 		pc = pcpcache_reach_lock(cpu, how, &flags);
 		mag_cpu = pcpcache_reach_cpu(cpu, how);
 		step = 0;
@@ -261,12 +277,18 @@ static unsigned long pcpcache_shrink_mag(int cpu, enum pcpcache_reach how,
 			step = mag_shrink(&pc->mag, want, &out);
 		}
 		pcpcache_reach_unlock(pc, how, flags);
-		pcpcache_give_back_drained(&out, mag_cpu, why);
+		freed += pcpcache_give_back_reclaimed(&out, mag_cpu, why);
 		if (cut)
 			pcpcache_high_moved(mag_cpu, old, new, PCPCACHE_HIGH_CUT);
-		freed += step;
+		taken += step;
 		if (step < want)
 			break;
+	}
+	if (local && freed < nr) {
+		released = pcpcache_blocks_release(target, nr - freed, false);
+		if (released)
+			pcpcache_count_drained(target, released, why);
+		freed += released;
 	}
 
 	return freed;

@@ -16,6 +16,11 @@
  * and frees with the _nolock() API too, and frees the page it was handed
  * with it: frees on another CPU than the one that allocated, from NMI
  * context, at any point of that CPU's own traffic.
+ *
+ * With nolock_frees=N it does only this instead: on each online CPU, from
+ * process context, take N pages with pcpcache_alloc_page() and give them
+ * all back with pcpcache_free_page_nolock(), for the selftest to find
+ * every magazine within its high mark afterwards.
  */
 #include <linux/cpu.h>
 #include <linux/delay.h>
@@ -27,6 +32,7 @@
 #include <linux/random.h>
 #include <linux/string.h>
 #include <linux/timer.h>
+#include <linux/workqueue.h>
 #include <linux/llist.h>
 #include <linux/pcpcache.h>
 
@@ -49,6 +55,7 @@ static atomic_long_t process_pages, softirq_pages, hardirq_pages;
 static atomic_long_t failed_allocs, dirty_pages;
 static atomic_long_t nolock_hardirq_pages, nolock_nmi_pages, nolock_failed;
 static atomic_long_t nmis, nmi_handed_frees;
+static atomic_long_t nolock_freed;
 /* hrtimer ticks on a CPU not the timer's own; CPUs whose timer never ran */
 static atomic_long_t foreign_ticks, quiet_cpus;
 
@@ -73,6 +80,11 @@ module_param_cb(nmis, &counter_ops, &nmis, 0444);
 module_param_cb(nmi_handed_frees, &counter_ops, &nmi_handed_frees, 0444);
 module_param_cb(foreign_ticks, &counter_ops, &foreign_ticks, 0444);
 module_param_cb(quiet_cpus, &counter_ops, &quiet_cpus, 0444);
+module_param_cb(nolock_freed, &counter_ops, &nolock_freed, 0444);
+
+static unsigned int nolock_frees;
+module_param(nolock_frees, uint, 0444);
+MODULE_PARM_DESC(nolock_frees, "only free this many pages with the _nolock() API on each CPU");
 
 /* Blocks one context holds, and their orders; only that context touches it. */
 struct held {
@@ -366,9 +378,51 @@ static int start_cpu(int cpu)
 	return 0;
 }
 
+/*
+ * On the CPU of the work item that runs it: take nolock_frees pages, then
+ * free them all with pcpcache_free_page_nolock(). Return: how many.
+ */
+static long free_nolock_fn(void *arg)
+{
+	struct page *page, *next;
+	LIST_HEAD(pages);
+	long nr = 0;
+
+	while (nr < nolock_frees) {
+		page = pcpcache_alloc_page(GFP_KERNEL | __GFP_NOWARN, false);
+		if (!page)
+			break;
+		list_add(&page->lru, &pages);
+		nr++;
+	}
+	list_for_each_entry_safe(page, next, &pages, lru) {
+		list_del(&page->lru);
+		pcpcache_free_page_nolock(page);
+	}
+	return nr;
+}
+
+/* nolock_frees=N: free_nolock_fn() on every online CPU, one at a time. */
+static int free_nolock_every_cpu(void)
+{
+	int cpu;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu)
+		atomic_long_add(work_on_cpu(cpu, free_nolock_fn, NULL),
+				&nolock_freed);
+	cpus_read_unlock();
+	pr_info("nolock: %ld pages freed on %u CPUs\n",
+		atomic_long_read(&nolock_freed), num_online_cpus());
+	return 0;
+}
+
 static int __init api_test_init(void)
 {
 	int cpu, err = 0;
+
+	if (nolock_frees)
+		return free_nolock_every_cpu();
 
 	if (nolock) {
 		err = register_nmi_handler(NMI_LOCAL, nmi_fn, 0, "pcpcache_api_test");

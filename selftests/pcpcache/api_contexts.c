@@ -6,7 +6,8 @@
  * seconds while it loads, in each mode, and once while this program
  * switches modes, changes knobs and drains under it. Afterwards the books
  * balance, nothing is held, no page asked for zeroed came back dirty, and
- * pcpcache cannot be unloaded while the test module uses it.
+ * pcpcache cannot be unloaded while the test module uses it. Many _nolock()
+ * frees in a row leave every magazine within its high mark.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "pcpcache_harness.h"
+#include "pcpcache_stress.h"
 #include "pcpcache_util.h"
 
 #define API_TEST	"pcpcache_api_test"
@@ -200,6 +202,11 @@ FIXTURE_SETUP(nolock)
 
 FIXTURE_TEARDOWN(nolock)
 {
+	int cpu;
+
+	/* whatever a failed test left offline */
+	for (cpu = 1; cpu < sysconf(_SC_NPROCESSORS_CONF); cpu++)
+		pcp_cpu_set_online(cpu, true);
 	pcp_run("rmmod " API_TEST " 2>/dev/null");
 	if (pcp_exists(PCP_SYSFS))
 		pcp_run("rmmod pcpcache");
@@ -264,6 +271,93 @@ TEST_F(nolock, from_hardirq_and_nmi_nothing_lost)
 			  pcp_stat(&self->st, "remote_frees"));
 	if (!strcmp(variant->mode, "remote") && !local && pcp_nr_cpus() > 1)
 		EXPECT_LT(0, pcp_stat(&self->st, "remote_frees"));
+	EXPECT_EQ(0, pcp_run("rmmod pcpcache"));
+}
+
+/* _nolock() frees per CPU: more than five times the default high (378). */
+#define NOLOCK_FREES	2000
+
+/*
+ * How many CPUs' lists are over their high marks, or cache anything while
+ * offline (@offline, or -1), each logged; -1 when pagesets cannot be read.
+ * The pages cached in all go to @cached.
+ */
+static int cpus_over_high(int offline, long *cached)
+{
+	static struct pcp_pageset sets[PCP_MAX_CPUS];
+	int i, over = 0, nr = pcp_read_pagesets(sets, PCP_MAX_CPUS);
+	long cold;
+
+	if (nr <= 0)
+		return -1;
+	*cached = 0;
+	for (i = 0; i < nr; i++) {
+		cold = sets[i].cold_count > 0 ? sets[i].cold_count : 0;
+		*cached += sets[i].count + cold;
+		if (sets[i].count <= sets[i].high && (sets[i].cold_high < 0 || cold <= sets[i].cold_high) &&
+		    (sets[i].cpu != offline || !(sets[i].count + cold)))
+			continue;
+		printf("# cpu%d%s caches %ld (high %ld) and %ld cold (cold_high %ld) pages\n",
+		       sets[i].cpu, sets[i].cpu == offline ? " (offline)" : "",
+		       sets[i].count, sets[i].high, cold, sets[i].cold_high);
+		/* a test ends with _exit(): nothing buffered would show */
+		fflush(stdout);
+		over++;
+	}
+	return over;
+}
+
+/*
+ * Many _nolock() frees in a row from process context (nolock_frees=N) are
+ * trimmed as many ordinary frees are: every magazine ends within its high
+ * mark, once with the last CPU offline and once after it came back. Under
+ * lock=local every one of them is deferred to the irq_work, which frees it
+ * as an ordinary free would.
+ */
+TEST_F(nolock, frees_trimmed_to_high)
+{
+	int cpu = pcp_nr_cpus() - 1, round, over, err;
+	char path[256], lock[32] = "";
+	bool offline = false;
+	long cached = 0;
+
+	pcp_path(path, sizeof(path), "lock");
+	ASSERT_LT(0, pcp_read_file(path, lock, sizeof(lock)));
+	if (cpu >= 1) {
+		err = pcp_cpu_set_online(cpu, false);
+		ASSERT_TRUE(!err || err == -ENOENT) {
+			TH_LOG("cpu%d offline: %s", cpu, strerror(-err));
+		}
+		offline = !err;
+	}
+	if (!offline)
+		TH_LOG("no CPU to take offline: all of them online only");
+	for (round = 0; round < 1 + offline; round++) {
+		ASSERT_EQ(0, pcp_run("insmod %s nolock_frees=%d", self->ko,
+				     NOLOCK_FREES)) {
+			TH_LOG("insmod failed; see dmesg");
+		}
+		EXPECT_EQ((long)NOLOCK_FREES * pcp_nr_cpus(), param("nolock_freed"));
+		ASSERT_EQ(0, pcp_run("rmmod " API_TEST));
+		/* what was deferred went through its CPU's irq_work */
+		pcp_wait_books_balance(self->why, sizeof(self->why));
+		ASSERT_BOOKS_BALANCE();
+		EXPECT_EQ(0, pcp_stat(&self->st, "held"));
+		over = cpus_over_high(offline && !round ? cpu : -1, &cached);
+		EXPECT_EQ(0, over) {
+			TH_LOG("lock %.*s, cpu%d %s: %d CPUs over high after %d _nolock() frees each",
+			       (int)strcspn(lock, "\n"), lock, cpu,
+			       round ? "back online" : "offline", over, NOLOCK_FREES);
+		}
+		/* they were cached, up to high, not all given back */
+		EXPECT_LT(0, cached);
+		if (offline && !round)
+			ASSERT_EQ(0, pcp_cpu_set_online(cpu, true));
+	}
+	TH_LOG("lock %.*s: %lld _nolock() frees deferred, %lld pages drained over high",
+	       (int)strcspn(lock, "\n"), lock,
+	       pcp_stat(&self->st, "nolock_deferred"),
+	       pcp_stat(&self->st, "drain_pages"));
 	EXPECT_EQ(0, pcp_run("rmmod pcpcache"));
 }
 
