@@ -82,7 +82,22 @@ echo "(buddy pages: taken from and given back to the buddy allocator, in + out; 
 echo " cached, in transit or at home in blocks, the peak after each burst of frees;"
 echo " counts of pages, not timing: they hold under emulation)"
 
+# A trace of this machine's own allocations, for the host to simulate
+# through every design and draw (tools/demo): the page cache written on
+# every CPU and deleted from the first, the "files" workload of make bench.
+section "a trace of this run: files written on every CPU, deleted from CPU 0 (pcpctl record)"
+pcpctl record --output /tmp/demo.pcpt -- sh /root/workloads.sh --run files || exit 1
+
 section "unload"
 rmmod pcpcache
 dmesg | grep 'pcpcache: unloaded' | tail -n 1
+
+# The trace as text, to the host alone: the second serial port, which
+# tools/vm/run writes to --output, after what went there through tee.
+sleep 1
+{
+	echo "==> trace.txt"
+	pcpctl dump /tmp/demo.pcpt
+	echo "==> end"
+} > /dev/ttyS1
 case $books in balance*) exit 0 ;; *) exit 1 ;; esac
