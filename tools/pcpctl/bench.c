@@ -33,6 +33,7 @@
 #include "plot.h"
 
 #define LIMIT		4	/* the bench file's flag for the bare list */
+#define KERNEL		64	/* the bench file's flag for the kernel's lists */
 #define COLD		3	/* allocate and free cold */
 #define SPACED		8	/* latency tests: 50 ms between calls */
 #define MAX_REPS	15
@@ -44,11 +45,21 @@
 
 static const char * const modes[] = { "passthrough", "single", "split" };
 #define NR_ROWS		4	/* the modes and "limit" */
+/* benchmark 2 adds "kernel": alloc_pages() and __free_pages() alone */
+#define KERNEL_ROW	NR_ROWS
+#define NR_PAIR_ROWS	(NR_ROWS + 1)
 
 static const char *row_name(int row)
 {
-	return row < 3 ? modes[row] : "limit";
+	return row < 3 ? modes[row] : row == 3 ? "limit" : "kernel";
 }
+
+/*
+ * What get_cycles() counts: instructions in a guest that tools/vm/run
+ * --icount booted (QEMU's instruction counter, which it says on the
+ * kernel's command line; the CPU model alone cannot tell), else cycles.
+ */
+static const char *clock_unit = "cycles";
 
 struct opts {
 	unsigned int reps;
@@ -199,19 +210,20 @@ static int set_mode(int row)
  * refused in the first round is skipped from then on.
  */
 static int run_rows(const struct opts *o, const char *test, unsigned int nr,
-		    struct figures out[NR_ROWS])
+		    struct figures *out, int nr_rows)
 {
-	static double a[NR_ROWS][PCP_MAX_CPUS][MAX_REPS];
-	static double b[NR_ROWS][PCP_MAX_CPUS][MAX_REPS];
+	static double a[NR_PAIR_ROWS][PCP_MAX_CPUS][MAX_REPS];
+	static double b[NR_PAIR_ROWS][PCP_MAX_CPUS][MAX_REPS];
 	struct figures f;
 	unsigned int r;
 	int row, c, err;
 
-	for (row = 0; row < NR_ROWS; row++)
+	for (row = 0; row < nr_rows; row++)
 		out[row].skipped[0] = '\0';
 	for (r = 0; r < o->reps; r++) {
-		for (row = 0; row < NR_ROWS; row++) {
-			unsigned int flags = row == 3 ? LIMIT : 0;
+		for (row = 0; row < nr_rows; row++) {
+			unsigned int flags = row == 3 ? LIMIT :
+					     row == KERNEL_ROW ? KERNEL : 0;
 
 			if (out[row].skipped[0])
 				continue;
@@ -229,7 +241,7 @@ static int run_rows(const struct opts *o, const char *test, unsigned int nr,
 			}
 		}
 	}
-	for (row = 0; row < NR_ROWS; row++) {
+	for (row = 0; row < nr_rows; row++) {
 		for (c = 0; c < out[row].nr; c++) {
 			out[row].a[c] = median(a[row][c], o->reps);
 			out[row].b[c] = median(b[row][c], o->reps);
@@ -334,7 +346,7 @@ static int bench_alloc_free(const struct opts *o, bool all, double *pair_one)
 		all ? 3 : 1, all ? "every CPU at once" : "one CPU", nr, nr, o->reps);
 	fprintf(o->out, "%-12s %10s %10s %9s %9s%s\n", "", "alloc", "free",
 		"alloc/pt", "free/pt", all ? "  per CPU alloc/free" : "");
-	if (run_rows(o, test, nr, rows))
+	if (run_rows(o, test, nr, rows, NR_ROWS))
 		return FAILED;
 	csv = csv_open(o, all ? "3-concurrent" : "1-alloc-then-free",
 		       "mode,cpu,alloc_cycles,free_cycles");
@@ -393,24 +405,34 @@ static int bench_alloc_free(const struct opts *o, bool all, double *pair_one)
 	return 0;
 }
 
-/* Benchmark 2: the same page allocated and freed again and again. */
-static int bench_pair(const struct opts *o, double *pair)
+/*
+ * Benchmark 2: the same page allocated and freed again and again; fills
+ * @out[NR_ROWS], the modes and the limit. Its kernel row, alloc_pages() and __free_pages() with
+ * nothing between, is the kernel's own per-CPU list path, which each
+ * design is a ratio to.
+ */
+static int bench_pair(const struct opts *o, double *out)
 {
 	unsigned int nr = o->quick ? 10000 : 50000;
-	struct figures rows[NR_ROWS];
+	struct figures rows[NR_PAIR_ROWS];
+	double pair[NR_PAIR_ROWS];
+	char unit[32];
 	FILE *csv;
 	int row;
 
-	fprintf(o->out, "\n2. one CPU: %u alloc/free pairs (cycles per pair, median of %u, rows in turns)\n",
-		nr, o->reps);
-	fprintf(o->out, "%-12s %10s %9s %9s\n", "", "pair", "vs pt", "vs limit");
-	if (run_rows(o, "pair", nr, rows))
+	fprintf(o->out, "\n2. one CPU: %u alloc/free pairs (%s per pair, median of %u, rows in turns)\n",
+		nr, clock_unit, o->reps);
+	fprintf(o->out, "%-12s %10s %9s %9s %9s\n", "", "pair", "vs pt", "vs limit",
+		"vs kernel");
+	if (run_rows(o, "pair", nr, rows, NR_PAIR_ROWS))
 		return FAILED;
 	csv = csv_open(o, "2-pair", "mode,pair_cycles");
-	json_bench(o, 2, "one CPU: alloc/free pairs", "pair", "cycles per pair");
-	for (row = 0; row < NR_ROWS; row++)
+	snprintf(unit, sizeof(unit), "%s per pair", clock_unit);
+	json_bench(o, 2, "one CPU: alloc/free pairs", "pair", unit);
+	for (row = 0; row < NR_PAIR_ROWS; row++)
 		pair[row] = rows[row].skipped[0] ? NAN : rows[row].a[0];
-	for (row = 0; row < NR_ROWS; row++) {
+	memcpy(out, pair, NR_ROWS * sizeof(*out));
+	for (row = 0; row < NR_PAIR_ROWS; row++) {
 		if (o->js) {
 			json_begin(o->js, NULL, '{');
 			json_str(o->js, "mode", row_name(row));
@@ -426,6 +448,7 @@ static int bench_pair(const struct opts *o, double *pair)
 		fprintf(o->out, "%-12s %10.0f", row_name(row), pair[row]);
 		ratio(o->out, pair[row], pair[0]);
 		ratio(o->out, pair[row], pair[3]);
+		ratio(o->out, pair[row], pair[KERNEL_ROW]);
 		fprintf(o->out, "\n");
 		if (csv)
 			fprintf(csv, "%s,%.1f\n", row_name(row), pair[row]);
@@ -1074,7 +1097,7 @@ static int measure_design(const struct opts *o, const char *lock,
 		fprintf(stderr, "%s: cannot load pcpcache %s\n", who, params);
 		return FAILED;
 	}
-	if (run_rows(o, "pair", nr, rows))
+	if (run_rows(o, "pair", nr, rows, NR_ROWS))
 		return FAILED;
 	for (row = 0; row < NR_ROWS; row++)
 		d->pair[row] = rows[row].skipped[0] ? NAN : rows[row].a[0];
@@ -1226,7 +1249,6 @@ static int bench_designs(const struct opts *o, struct design d[2])
  * others allocated. In every mode the module lists and in the kernel row
  * (the bench file's flag 64: alloc_pages() itself, the kernel's lists).
  */
-#define KERNEL		64	/* the bench file's flag for the kernel's lists */
 #define MAX_DESIGNS	16
 #define PATTERN_KEEP	1024	/* K: each allocator's pages at most */
 
@@ -1847,15 +1869,23 @@ static void header(const struct opts *o)
 	struct utsname u;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	long mib = sysconf(_SC_PHYS_PAGES) * (sysconf(_SC_PAGESIZE) / 1024) / 1024;
+	char cmdline[4096];
 
 	uname(&u);
+	if (pcp_read_file("/proc/cmdline", cmdline, sizeof(cmdline)) > 0 &&
+	    strstr(cmdline, "pcpcache_icount=1"))
+		clock_unit = "instructions";
 	fprintf(o->out, "pcpcache benchmarks: kernel %s, %ld CPUs online, %ld MiB, %s\n",
 		u.release, cpus, mib, init_on_alloc());
+	if (strcmp(clock_unit, "cycles"))
+		fprintf(o->out, "clock: instructions under QEMU's icount (tools/vm/run --icount): every\n"
+			"figure called cycles below is instructions, and repeats\n");
 	fprintf(o->out, "pt = passthrough; limit = a bare per-CPU list, interrupts off, no counters\n");
 	fflush(o->out);
 	if (!o->js)
 		return;
 	json_str(o->js, "kernel", u.release);
+	json_str(o->js, "clock", clock_unit);
 	json_int(o->js, "cpus", cpus);
 	json_int(o->js, "mem_mib", mib);
 	json_bool(o->js, "init_on_alloc", !strstr(init_on_alloc(), "=0"));
