@@ -25,10 +25,16 @@
  * One struct pcpcache_block per pageblock-sized slot of the memory present
  * when blocks mode was first chosen (96 bytes for 2 MiB), allocated then
  * and kept until unload; memory added later is refilled as in remote mode.
- * A slot is claimed by cmpxchg() of its owner and changed only under that
- * owner's reserve lock; released, it can be claimed again only once the
- * buddy allocator hands out a block there, that is, once none of its pages
- * is anywhere else.
+ * A slot is claimed by cmpxchg() of its owner to PCPCACHE_BLOCK_NEW, its
+ * fields are set under the new owner's reserve lock, and only then is the
+ * owner's CPU stored there, under that lock: a page that comes home reads
+ * the owner unlocked, takes that owner's lock and looks again, so it sees
+ * either a slot not (yet) tracked or one whose fields are set. Changed
+ * only under its owner's reserve lock from then on; released, it can be
+ * claimed again only once the buddy allocator hands out a block there.
+ * Pages of other allocations may share the slot with its block, before,
+ * during and after it: the block's bounds, not the slot, say which pages
+ * may come home.
  *
  * A page at home has no reference, as a cached page has; its page->private
  * keeps its clean mark (core.c).
@@ -49,12 +55,20 @@
 
 struct pcpcache_block {
 	struct list_head node;	/* on its owner's reserve, while tracked */
-	unsigned int owner;	/* CPU + 1; 0: not tracked */
+	unsigned int owner;	/* CPU + 1; 0: not tracked; or PCPCACHE_BLOCK_NEW */
 	u16 home;		/* base pages at home */
 	u16 first;		/* the block's first page, from its slot's */
 	u8 order;		/* the block's order */
 	DECLARE_BITMAP(map, PCPCACHE_BLOCK_PAGES);	/* pages at home */
 };
+
+/*
+ * The owner of a slot claimed by a CPU that is still splitting its block:
+ * none of the block's pages is out yet, and its fields are not set, so a
+ * page of the slot that comes home meanwhile is of another allocation and
+ * goes to the buddy allocator, as for a slot nobody owns.
+ */
+#define PCPCACHE_BLOCK_NEW	UINT_MAX
 
 static struct {
 	struct pcpcache_block *slot;
@@ -322,8 +336,11 @@ static unsigned int pcpcache_block_new(int cpu, gfp_t gfp, unsigned int nr,
 		return 0;
 	pfn = page_to_pfn(page);
 	b = pcpcache_block_slot(pfn);
-	/* beyond the table, or its slot has a smaller block already */
-	if (!b || cmpxchg(&b->owner, 0, cpu + 1)) {
+	/*
+	 * beyond the table, or its slot has a smaller block already; claimed
+	 * as being set up, which no page coming home takes for an owner
+	 */
+	if (!b || cmpxchg(&b->owner, 0, PCPCACHE_BLOCK_NEW)) {
 		__free_pages(page, order);
 		return 0;
 	}
@@ -354,6 +371,11 @@ static unsigned int pcpcache_block_new(int cpu, gfp_t gfp, unsigned int nr,
 	b->home = home;
 	list_add(&b->node, home ? &r->home : &r->out);
 	WRITE_ONCE(r->pages, r->pages + home);
+	/*
+	 * last, under the lock: a return that reads this owner takes the
+	 * lock after us and finds the fields above set
+	 */
+	WRITE_ONCE(b->owner, cpu + 1);
 	/*
 	 * The CPU went down or left blocks mode while we split: its drain
 	 * has been, or is waiting for this lock, and takes what is here;
@@ -419,7 +441,8 @@ bool pcpcache_blocks_return(struct page *page)
 	if (!b || in_nmi())
 		return false;
 	owner = READ_ONCE(b->owner);
-	if (!owner)
+	/* not tracked, or not yet: none of the block's pages is out */
+	if (!owner || owner == PCPCACHE_BLOCK_NEW)
 		return false;
 	pcpcache_leftovers_init(&l);
 	r = pcpcache_reserve(owner - 1);
