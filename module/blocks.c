@@ -257,20 +257,28 @@ static unsigned long pcpcache_leftovers_free(struct pcpcache_leftovers *l)
 	return nr;
 }
 
-/* Take up to @nr pages at home in @r's blocks onto @pages. */
+/*
+ * Take up to @nr pages at home in @r's blocks onto @pages. Pages at home
+ * have no reference, so memory_failure() marks one and leaves it there:
+ * checked here, as the buddy allocator checks a page it hands out, and
+ * left out of the block (never whole again), for the buddy allocator to
+ * keep for good.
+ */
 static unsigned int pcpcache_reserve_take(struct pcpcache_reserve *r,
 					  unsigned int nr,
 					  struct list_head *pages)
 {
 	struct pcpcache_leftovers l;
 	struct pcpcache_block *b;
-	unsigned int got = 0, i;
+	struct pcpcache_cut poisoned;
+	unsigned int got = 0, taken = 0, i;
 	unsigned long flags;
 	struct page *first;
 
 	if (!READ_ONCE(r->pages))
 		return 0;
 	pcpcache_leftovers_init(&l);
+	mag_cut_init(&poisoned);
 	raw_spin_lock_irqsave(&r->lock, flags);
 	while (got < nr) {
 		/* partly used blocks first: whole ones may go back whole */
@@ -291,16 +299,28 @@ static unsigned int pcpcache_reserve_take(struct pcpcache_reserve *r,
 		}
 		for_each_set_bit(i, b->map, 1U << b->order) {
 			__clear_bit(i, b->map);
-			list_add_tail(&(first + i)->lru, pages);
 			b->home--;
+			taken++;
+			if (unlikely(PageHWPoison(first + i))) {
+				list_add_tail(&(first + i)->lru,
+					      &poisoned.pages[0]);
+				poisoned.count++;
+				continue;
+			}
+			list_add_tail(&(first + i)->lru, pages);
 			if (++got == nr)
 				break;
 		}
 		list_move(&b->node, b->home ? &r->home : &r->out);
 	}
-	WRITE_ONCE(r->pages, r->pages - got);
+	WRITE_ONCE(r->pages, r->pages - taken);
 	raw_spin_unlock_irqrestore(&r->lock, flags);
 	pcpcache_leftovers_free(&l);
+	if (unlikely(poisoned.count)) {
+		pcpcache_count(PCPCACHE_REFUSED_HWPOISON, poisoned.count);
+		/* poisoned: not home again, to the buddy allocator for good */
+		pcpcache_give_back(&poisoned);
+	}
 	return got;
 }
 

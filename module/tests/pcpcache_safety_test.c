@@ -15,6 +15,11 @@
  *   hwpoison_block   memory_failure() on the second page of a cached
  *                    order-1 block: the block must not be handed out, and
  *                    the buddy allocator must get its pages one by one
+ *   hwpoison_home    blocks mode (the caller loads pcpcache so):
+ *                    memory_failure() on the first page a first refill of
+ *                    "refill" pages (this CPU's batch) left at home in
+ *                    its block, the caller's page of the next refill: the
+ *                    next allocations must not hand it out
  *   pfmemalloc       a page from the emergency reserves is freed
  *   compound         an order-1 compound page is freed
  *   shared           a page someone else holds a reference to is freed:
@@ -59,6 +64,10 @@
 static char *test = "";
 module_param(test, charp, 0444);
 MODULE_PARM_DESC(test, "the case to run at load; see the top of the file");
+
+static unsigned int refill;
+module_param(refill, uint, 0444);
+MODULE_PARM_DESC(refill, "the pages a refill takes on CPU 0 (the hwpoison_home case)");
 
 static unsigned long cma_base, cma_pages;
 module_param(cma_base, ulong, 0444);
@@ -163,6 +172,41 @@ static int test_hwpoison_block(void)
 		return -EIO;
 	}
 	return 0;
+}
+
+/*
+ * A first refill in blocks mode takes a block of order 9 on a machine that
+ * has one (the selftest runs this after a reload): its first page is the
+ * caller's, the next refill - 1 go to the magazine and the rest stay at
+ * home, where the next refill, once the magazine is empty, takes the
+ * first for its caller.
+ */
+static int test_hwpoison_home(void)
+{
+	struct page *page, *home;
+	int err;
+
+	if (!refill || refill >= pageblock_nr_pages) {
+		pr_err("hwpoison_home: refill=%u: give the batch of CPU 0\n", refill);
+		return -EINVAL;
+	}
+	page = pcpcache_alloc_page(GFP_KERNEL, false);
+	if (!page)
+		return -ENOMEM;
+	if (page_to_pfn(page) & (pageblock_nr_pages - 1)) {
+		pr_err("hwpoison_home: the refill's first page, pfn %#lx, does not start a pageblock: no block of order %u\n",
+		       page_to_pfn(page), pageblock_order);
+		pcpcache_free_page(page, false);
+		return -EIO;
+	}
+	home = page + refill;
+	err = poison(home);
+	if (!err && handed_out(home)) {
+		pr_err("a page poisoned while at home in its block was handed out\n");
+		err = -EIO;
+	}
+	pcpcache_free_page(page, false);
+	return err;
 }
 
 static int test_pfmemalloc(void)
@@ -557,6 +601,7 @@ static const struct {
 	{ "hwpoison_cached", test_hwpoison_cached },
 	{ "hwpoison_freed", test_hwpoison_freed },
 	{ "hwpoison_block", test_hwpoison_block },
+	{ "hwpoison_home", test_hwpoison_home },
 	{ "pfmemalloc", test_pfmemalloc },
 	{ "compound", test_compound },
 	{ "shared", test_shared },
