@@ -327,7 +327,8 @@ static unsigned int pcpcache_reserve_take(struct pcpcache_reserve *r,
 /*
  * Take a new block for @cpu from its node, split it, put @nr pages of it on
  * @pages and the rest at home. The largest order first, without reclaim;
- * the smallest that holds @nr with the refill's own mask.
+ * the smallest that holds @nr with the refill's own mask, without reclaim
+ * either when that order is a costly one.
  */
 static unsigned int pcpcache_block_new(int cpu, gfp_t gfp, unsigned int nr,
 				       struct list_head *pages)
@@ -345,9 +346,19 @@ static unsigned int pcpcache_block_new(int cpu, gfp_t gfp, unsigned int nr,
 	gfp_t try;
 
 	for (order = PCPCACHE_BLOCK_ORDER;; order--) {
-		try = gfp | __GFP_THISNODE;
+		try = gfp | __GFP_THISNODE | __GFP_NOWARN;
+		/*
+		 * The larger orders are opportunistic, as slub's first try in
+		 * allocate_slab() is: no reclaim, no kswapd or kcompactd woken
+		 * at that order, no reserves (__GFP_HIGH). The smallest too
+		 * when it is a costly order: a caller of order 0 pays no
+		 * direct compaction for a block; when there is none, the
+		 * refill is remote mode's, of order 0 with the caller's mask.
+		 */
 		if (order > need)
-			try = (try & ~__GFP_DIRECT_RECLAIM) | __GFP_NORETRY;
+			try = (try & ~(__GFP_RECLAIM | __GFP_HIGH)) | __GFP_NORETRY;
+		else if (order > PAGE_ALLOC_COSTLY_ORDER)
+			try = (try & ~__GFP_RECLAIM) | __GFP_NORETRY;
 		page = alloc_pages_node(cpu_to_mem(cpu), try, order);
 		if (page || order == need)
 			break;

@@ -40,6 +40,11 @@
  *                    that it goes home while the slot is being set up; it
  *                    must go to the buddy allocator, and no page may be
  *                    handed out twice by that CPU afterwards
+ *   blocks_gfp       blocks mode, every free block of order 6 or more
+ *                    broken (a page kept in each 32): the refills of order
+ *                    0 of this CPU, which try orders 9 to 6 for a block
+ *                    and fail, must wake no kswapd at an order above 0,
+ *                    compact nothing and reclaim nothing directly
  *
  * The poisoned pages stay poisoned: the buddy allocator keeps them for
  * good, as it keeps any page memory_failure() marked.
@@ -594,6 +599,135 @@ out_free:
 	return err;
 }
 
+/*
+ * blocks_gfp. Kprobes count what the refills of this thread ask of the
+ * page allocator: the allocations of order 6 or more (the block tries, so
+ * that the case cannot pass without making them), kswapd woken at an
+ * order above 0, direct compaction and direct reclaim.
+ */
+#define GFP_CASE_ALLOCS		256
+#define GFP_CASE_KEEP_SHIFT	5	/* a page kept in each 32: order 4 at most free */
+
+static struct {
+	struct task_struct *task;
+	atomic_t large, wakes, compactions, reclaims;
+} gfpc;
+
+static int gfpc_alloc_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (current == gfpc.task && regs_get_kernel_argument(regs, 1) >= 6)
+		atomic_inc(&gfpc.large);
+	return 0;
+}
+
+static int gfpc_wake_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (current == gfpc.task && (int)regs_get_kernel_argument(regs, 2) > 0)
+		atomic_inc(&gfpc.wakes);
+	return 0;
+}
+
+static int gfpc_compact_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (current == gfpc.task)
+		atomic_inc(&gfpc.compactions);
+	return 0;
+}
+
+static int gfpc_reclaim_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (current == gfpc.task)
+		atomic_inc(&gfpc.reclaims);
+	return 0;
+}
+
+static struct kprobe gfpc_kps[] = {
+	{ .symbol_name = "__alloc_pages", .pre_handler = gfpc_alloc_pre },
+	{ .symbol_name = "wakeup_kswapd", .pre_handler = gfpc_wake_pre },
+	{ .symbol_name = "try_to_compact_pages", .pre_handler = gfpc_compact_pre },
+	{ .symbol_name = "try_to_free_pages", .pre_handler = gfpc_reclaim_pre },
+};
+
+/* Break every free block of order 6 or more, keeping a page in each 32. */
+static unsigned long gfpc_fragment(struct list_head *kept)
+{
+	gfp_t gfp = (GFP_KERNEL & ~__GFP_RECLAIM) | __GFP_NOWARN;
+	unsigned int order, k, j, c;
+	unsigned long nr = 0;
+	struct page *page, *chunk;
+
+	for (order = pageblock_order; order >= 6; order--) {
+		while ((page = alloc_pages(gfp, order))) {
+			split_page(page, order);
+			for (c = 0; c < 1U << (order - GFP_CASE_KEEP_SHIFT); c++) {
+				chunk = page + (c << GFP_CASE_KEEP_SHIFT);
+				for (k = 0; k < GFP_CASE_KEEP_SHIFT; k++) {
+					for (j = 1; j < 1U << k; j++)
+						page_ref_freeze(chunk + (1U << k) + j, 1);
+					__free_pages(chunk + (1U << k), k);
+				}
+				list_add(&chunk->lru, kept);
+				nr++;
+			}
+		}
+	}
+	return nr;
+}
+
+static int test_blocks_gfp(void)
+{
+	struct page **pages, *page, *next;
+	unsigned long kept_nr;
+	int i, nr = 0, err;
+	LIST_HEAD(kept);
+
+	pages = kcalloc(GFP_CASE_ALLOCS, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return -ENOMEM;
+	memset(&gfpc, 0, sizeof(gfpc));
+	kept_nr = gfpc_fragment(&kept);
+	gfpc.task = current;
+	for (i = 0; i < ARRAY_SIZE(gfpc_kps); i++) {
+		err = register_kprobe(&gfpc_kps[i]);
+		if (err) {
+			pr_err("blocks_gfp: no kprobe on %s (%d)\n",
+			       gfpc_kps[i].symbol_name, err);
+			while (i--)
+				unregister_kprobe(&gfpc_kps[i]);
+			goto out;
+		}
+	}
+	for (nr = 0; nr < GFP_CASE_ALLOCS; nr++) {
+		pages[nr] = pcpcache_alloc_page(GFP_KERNEL, false);
+		if (!pages[nr])
+			break;
+	}
+	for (i = ARRAY_SIZE(gfpc_kps) - 1; i >= 0; i--)
+		unregister_kprobe(&gfpc_kps[i]);
+	pr_info("blocks_gfp: %lu pages kept, %d allocations: %d of order 6 or more, %d kswapd wake-ups above order 0, %d direct compactions, %d direct reclaims\n",
+		kept_nr, nr, atomic_read(&gfpc.large), atomic_read(&gfpc.wakes),
+		atomic_read(&gfpc.compactions), atomic_read(&gfpc.reclaims));
+	err = 0;
+	if (nr < GFP_CASE_ALLOCS || !atomic_read(&gfpc.large)) {
+		pr_err("blocks_gfp: the refills did not try a block (or failed)\n");
+		err = -EIO;
+	}
+	if (atomic_read(&gfpc.wakes) || atomic_read(&gfpc.compactions) ||
+	    atomic_read(&gfpc.reclaims)) {
+		pr_err("blocks_gfp: a refill of order 0 woke kswapd for a block, or compacted or reclaimed\n");
+		err = -EIO;
+	}
+out:
+	while (nr--)
+		pcpcache_free_page(pages[nr], false);
+	list_for_each_entry_safe(page, next, &kept, lru) {
+		list_del(&page->lru);
+		__free_page(page);
+	}
+	kfree(pages);
+	return err;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(void);
@@ -608,6 +742,7 @@ static const struct {
 	{ "cma", test_cma },
 	{ "noreclaim", test_noreclaim },
 	{ "blocks_setup_race", test_blocks_setup_race },
+	{ "blocks_gfp", test_blocks_gfp },
 };
 
 struct safety_run {
