@@ -26,10 +26,16 @@
  * One struct pcpcache_block per pageblock-sized slot of the memory present
  * when blocks mode was first chosen (96 bytes for 2 MiB), allocated then
  * and kept until unload; memory added later is refilled as in remote mode.
- * A slot is claimed by cmpxchg() of its owner and changed only under that
- * owner's reserve lock; released, it can be claimed again only once the
- * buddy allocator hands out a block there, that is, once none of its pages
- * is anywhere else.
+ * A slot is claimed by cmpxchg() of its owner to PCPCACHE_BLOCK_NEW, its
+ * fields are set under the new owner's reserve lock, and only then is the
+ * owner's CPU stored there, under that lock: a page that comes home reads
+ * the owner unlocked, takes that owner's lock and looks again, so it sees
+ * either a slot not (yet) tracked or one whose fields are set. Changed
+ * only under its owner's reserve lock from then on; released, it can be
+ * claimed again only once the buddy allocator hands out a block there.
+ * Pages of other allocations may share the slot with its block, before,
+ * during and after it: the block's bounds, not the slot, say which pages
+ * may come home.
  *
  * A page at home has no reference, as a cached page has; its page->private
  * keeps its clean mark (core.c).
@@ -50,12 +56,20 @@
 
 struct pcpcache_block {
 	struct list_head node;	/* on its owner's reserve, while tracked */
-	unsigned int owner;	/* CPU + 1; 0: not tracked */
+	unsigned int owner;	/* CPU + 1; 0: not tracked; or PCPCACHE_BLOCK_NEW */
 	u16 home;		/* base pages at home */
 	u16 first;		/* the block's first page, from its slot's */
 	u8 order;		/* the block's order */
 	DECLARE_BITMAP(map, PCPCACHE_BLOCK_PAGES);	/* pages at home */
 };
+
+/*
+ * The owner of a slot claimed by a CPU that is still splitting its block:
+ * none of the block's pages is out yet, and its fields are not set, so a
+ * page of the slot that comes home meanwhile is of another allocation and
+ * goes to the buddy allocator, as for a slot nobody owns.
+ */
+#define PCPCACHE_BLOCK_NEW	UINT_MAX
 
 static struct {
 	struct pcpcache_block *slot;
@@ -244,20 +258,28 @@ static unsigned long pcpcache_leftovers_free(struct pcpcache_leftovers *l)
 	return nr;
 }
 
-/* Take up to @nr pages at home in @r's blocks onto @pages. */
+/*
+ * Take up to @nr pages at home in @r's blocks onto @pages. Pages at home
+ * have no reference, so memory_failure() marks one and leaves it there:
+ * checked here, as the buddy allocator checks a page it hands out, and
+ * left out of the block (never whole again), for the buddy allocator to
+ * keep for good.
+ */
 static unsigned int pcpcache_reserve_take(struct pcpcache_reserve *r,
 					  unsigned int nr,
 					  struct list_head *pages)
 {
 	struct pcpcache_leftovers l;
 	struct pcpcache_block *b;
-	unsigned int got = 0, i;
+	struct pcpcache_cut poisoned;
+	unsigned int got = 0, taken = 0, i;
 	unsigned long flags;
 	struct page *first;
 
 	if (!READ_ONCE(r->pages))
 		return 0;
 	pcpcache_leftovers_init(&l);
+	mag_cut_init(&poisoned);
 	raw_spin_lock_irqsave(&r->lock, flags);
 	while (got < nr) {
 		/* partly used blocks first: whole ones may go back whole */
@@ -278,23 +300,36 @@ static unsigned int pcpcache_reserve_take(struct pcpcache_reserve *r,
 		}
 		for_each_set_bit(i, b->map, 1U << b->order) {
 			__clear_bit(i, b->map);
-			list_add_tail(&(first + i)->lru, pages);
 			b->home--;
+			taken++;
+			if (unlikely(PageHWPoison(first + i))) {
+				list_add_tail(&(first + i)->lru,
+					      &poisoned.pages[0]);
+				poisoned.count++;
+				continue;
+			}
+			list_add_tail(&(first + i)->lru, pages);
 			if (++got == nr)
 				break;
 		}
 		list_move(&b->node, b->home ? &r->home : &r->out);
 	}
-	WRITE_ONCE(r->pages, r->pages - got);
+	WRITE_ONCE(r->pages, r->pages - taken);
 	raw_spin_unlock_irqrestore(&r->lock, flags);
 	pcpcache_leftovers_free(&l);
+	if (unlikely(poisoned.count)) {
+		pcpcache_count(PCPCACHE_REFUSED_HWPOISON, poisoned.count);
+		/* poisoned: not home again, to the buddy allocator for good */
+		pcpcache_give_back(&poisoned);
+	}
 	return got;
 }
 
 /*
  * Take a new block for @cpu from its node, split it, put @nr pages of it on
  * @pages and the rest at home. The largest order first, without reclaim;
- * the smallest that holds @nr with the refill's own mask.
+ * the smallest that holds @nr with the refill's own mask, without reclaim
+ * either when that order is a costly one.
  */
 static unsigned int pcpcache_block_new(int cpu, gfp_t gfp, unsigned int nr,
 				       struct list_head *pages)
@@ -312,9 +347,19 @@ static unsigned int pcpcache_block_new(int cpu, gfp_t gfp, unsigned int nr,
 	gfp_t try;
 
 	for (order = PCPCACHE_BLOCK_ORDER;; order--) {
-		try = gfp | __GFP_THISNODE;
+		try = gfp | __GFP_THISNODE | __GFP_NOWARN;
+		/*
+		 * The larger orders are opportunistic, as slub's first try in
+		 * allocate_slab() is: no reclaim, no kswapd or kcompactd woken
+		 * at that order, no reserves (__GFP_HIGH). The smallest too
+		 * when it is a costly order: a caller of order 0 pays no
+		 * direct compaction for a block; when there is none, the
+		 * refill is remote mode's, of order 0 with the caller's mask.
+		 */
 		if (order > need)
-			try = (try & ~__GFP_DIRECT_RECLAIM) | __GFP_NORETRY;
+			try = (try & ~(__GFP_RECLAIM | __GFP_HIGH)) | __GFP_NORETRY;
+		else if (order > PAGE_ALLOC_COSTLY_ORDER)
+			try = (try & ~__GFP_RECLAIM) | __GFP_NORETRY;
 		page = alloc_pages_node(cpu_to_mem(cpu), try, order);
 		if (page || order == need)
 			break;
@@ -323,8 +368,11 @@ static unsigned int pcpcache_block_new(int cpu, gfp_t gfp, unsigned int nr,
 		return 0;
 	pfn = page_to_pfn(page);
 	b = pcpcache_block_slot(pfn);
-	/* beyond the table, or its slot has a smaller block already */
-	if (!b || cmpxchg(&b->owner, 0, cpu + 1)) {
+	/*
+	 * beyond the table, or its slot has a smaller block already; claimed
+	 * as being set up, which no page coming home takes for an owner
+	 */
+	if (!b || cmpxchg(&b->owner, 0, PCPCACHE_BLOCK_NEW)) {
 		__free_pages(page, order);
 		return 0;
 	}
@@ -355,6 +403,11 @@ static unsigned int pcpcache_block_new(int cpu, gfp_t gfp, unsigned int nr,
 	b->home = home;
 	list_add(&b->node, home ? &r->home : &r->out);
 	WRITE_ONCE(r->pages, r->pages + home);
+	/*
+	 * last, under the lock: a return that reads this owner takes the
+	 * lock after us and finds the fields above set
+	 */
+	WRITE_ONCE(b->owner, cpu + 1);
 	/*
 	 * The CPU went down or left blocks mode while we split: its drain
 	 * has been, or is waiting for this lock, and takes what is here;
@@ -420,7 +473,8 @@ bool pcpcache_blocks_return(struct page *page)
 	if (!b || in_nmi())
 		return false;
 	owner = READ_ONCE(b->owner);
-	if (!owner)
+	/* not tracked, or not yet: none of the block's pages is out */
+	if (!owner || owner == PCPCACHE_BLOCK_NEW)
 		return false;
 	pcpcache_leftovers_init(&l);
 	r = pcpcache_reserve(owner - 1);

@@ -15,6 +15,11 @@
  *   hwpoison_block   memory_failure() on the second page of a cached
  *                    order-1 block: the block must not be handed out, and
  *                    the buddy allocator must get its pages one by one
+ *   hwpoison_home    blocks mode (the caller loads pcpcache so):
+ *                    memory_failure() on the first page a first refill of
+ *                    "refill" pages (this CPU's batch) left at home in
+ *                    its block, the caller's page of the next refill: the
+ *                    next allocations must not hand it out
  *   pfmemalloc       a page from the emergency reserves is freed
  *   compound         an order-1 compound page is freed
  *   shared           a page someone else holds a reference to is freed:
@@ -27,14 +32,33 @@
  *                    alloc_page() gives them, the refill before it failing
  *                    without a warning; freed, none is cached
  *
+ *   blocks_setup_race  blocks mode (the caller loads pcpcache so), memory
+ *                    fragmented so that a refill gets a block below order
+ *                    9: while another CPU is held inside split_page() of a
+ *                    new block (a kprobe), a page of the same pageblock
+ *                    that is not the block's is freed and trimmed here, so
+ *                    that it goes home while the slot is being set up; it
+ *                    must go to the buddy allocator, and no page may be
+ *                    handed out twice by that CPU afterwards
+ *   blocks_gfp       blocks mode, every free block of order 6 or more
+ *                    broken (a page kept in each 32): the refills of order
+ *                    0 of this CPU, which try orders 9 to 6 for a block
+ *                    and fail, must wake no kswapd at an order above 0,
+ *                    compact nothing and reclaim nothing directly
+ *
  * The poisoned pages stay poisoned: the buddy allocator keeps them for
  * good, as it keeps any page memory_failure() marked.
  */
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/gfp.h>
+#include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/page_ref.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/pcpcache.h>
 #include <linux/sched/mm.h>
@@ -45,6 +69,10 @@
 static char *test = "";
 module_param(test, charp, 0444);
 MODULE_PARM_DESC(test, "the case to run at load; see the top of the file");
+
+static unsigned int refill;
+module_param(refill, uint, 0444);
+MODULE_PARM_DESC(refill, "the pages a refill takes on CPU 0 (the hwpoison_home case)");
 
 static unsigned long cma_base, cma_pages;
 module_param(cma_base, ulong, 0444);
@@ -149,6 +177,41 @@ static int test_hwpoison_block(void)
 		return -EIO;
 	}
 	return 0;
+}
+
+/*
+ * A first refill in blocks mode takes a block of order 9 on a machine that
+ * has one (the selftest runs this after a reload): its first page is the
+ * caller's, the next refill - 1 go to the magazine and the rest stay at
+ * home, where the next refill, once the magazine is empty, takes the
+ * first for its caller.
+ */
+static int test_hwpoison_home(void)
+{
+	struct page *page, *home;
+	int err;
+
+	if (!refill || refill >= pageblock_nr_pages) {
+		pr_err("hwpoison_home: refill=%u: give the batch of CPU 0\n", refill);
+		return -EINVAL;
+	}
+	page = pcpcache_alloc_page(GFP_KERNEL, false);
+	if (!page)
+		return -ENOMEM;
+	if (page_to_pfn(page) & (pageblock_nr_pages - 1)) {
+		pr_err("hwpoison_home: the refill's first page, pfn %#lx, does not start a pageblock: no block of order %u\n",
+		       page_to_pfn(page), pageblock_order);
+		pcpcache_free_page(page, false);
+		return -EIO;
+	}
+	home = page + refill;
+	err = poison(home);
+	if (!err && handed_out(home)) {
+		pr_err("a page poisoned while at home in its block was handed out\n");
+		err = -EIO;
+	}
+	pcpcache_free_page(page, false);
+	return err;
 }
 
 static int test_pfmemalloc(void)
@@ -288,6 +351,383 @@ static int test_noreclaim(void)
 	return 0;
 }
 
+/*
+ * blocks_setup_race. A block of blocks mode is at most a pageblock, whose
+ * slot (module/blocks.c) is claimed before the block is split. Here every
+ * free pageblock is broken: its first page kept (marked by RACE_MARK in
+ * page->private), the rest freed, so that a refill gets a block of order 8
+ * at most, and the first page of its pageblock is ours. The refilling
+ * thread is held in split_page() (a kprobe, which sees the block) while
+ * this one frees that first page into its magazine and trims it: the page
+ * reaches pcpcache_blocks_return() while the slot is being set up.
+ */
+#define RACE_MARK		0x7ace5afeUL
+#define RACE_ALLOCS		8192	/* the refilling CPU's, at most */
+#define RACE_POOL		4096	/* pages freed here to trim the magazine */
+#define RACE_HOLD_MS		2000	/* the most the window is held open */
+#define RACE_BLOCK_PAGES	512	/* module/blocks.h */
+
+static struct {
+	struct task_struct *refiller;
+	struct page *victim;	/* the first page of the slot being set up */
+	atomic_t armed;		/* hold the next split_page() of a block of ours */
+	atomic_t open;		/* the refiller is held */
+	atomic_t returned;	/* the victim reached pcpcache_blocks_return() */
+	atomic_t done;		/* the victim was freed and trimmed: let go */
+	atomic_t timed_out;
+	unsigned int order;
+} race;
+
+static bool race_ours(struct page *page)
+{
+	return page_ref_count(page) == 1 && page_private(page) == RACE_MARK;
+}
+
+/* split_page(page, order) */
+static int race_split_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct page *page = (struct page *)regs_get_kernel_argument(regs, 0);
+	unsigned long base;
+	int ms;
+
+	if (current != race.refiller || !atomic_read(&race.armed))
+		return 0;
+	base = ALIGN_DOWN(page_to_pfn(page), RACE_BLOCK_PAGES);
+	if (base == page_to_pfn(page) || !race_ours(pfn_to_page(base)))
+		return 0;
+	atomic_set(&race.armed, 0);
+	race.victim = pfn_to_page(base);
+	race.order = regs_get_kernel_argument(regs, 1);
+	atomic_set(&race.open, 1);
+	/* interrupts are off here: a bounded wait */
+	for (ms = 0; !atomic_read(&race.done); ms++) {
+		if (ms == RACE_HOLD_MS) {
+			atomic_set(&race.timed_out, 1);
+			break;
+		}
+		mdelay(1);
+	}
+	return 0;
+}
+
+static int race_return_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (race.victim &&
+	    (struct page *)regs_get_kernel_argument(regs, 0) == race.victim)
+		atomic_set(&race.returned, 1);
+	return 0;
+}
+
+static struct kprobe race_split_kp = {
+	.symbol_name = "split_page",
+	.pre_handler = race_split_pre,
+};
+
+static struct kprobe race_return_kp = {
+	.symbol_name = "pcpcache_blocks_return",
+	.pre_handler = race_return_pre,
+};
+
+struct race_refill {
+	struct page **pages;
+	int nr;
+	struct completion done;
+};
+
+/* On the other CPU: allocate until a refill was held, or RACE_ALLOCS. */
+static int race_refiller(void *data)
+{
+	struct race_refill *rr = data;
+
+	while (rr->nr < RACE_ALLOCS && !atomic_read(&race.open)) {
+		rr->pages[rr->nr] = pcpcache_alloc_page(GFP_KERNEL, false);
+		if (!rr->pages[rr->nr])
+			break;
+		rr->nr++;
+	}
+	/* then empty what it keeps: a page at home twice is handed out twice */
+	while (rr->nr < RACE_ALLOCS) {
+		rr->pages[rr->nr] = pcpcache_alloc_page(GFP_KERNEL, false);
+		if (!rr->pages[rr->nr])
+			break;
+		rr->nr++;
+	}
+	complete(&rr->done);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static int race_cmp(const void *a, const void *b)
+{
+	unsigned long x = (unsigned long)*(struct page * const *)a;
+	unsigned long y = (unsigned long)*(struct page * const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Break every free pageblock, keeping its first page: onto @kept. */
+static unsigned long race_fragment(struct list_head *kept)
+{
+	gfp_t gfp = (GFP_KERNEL & ~__GFP_RECLAIM) | __GFP_NOWARN;
+	unsigned int order = ilog2(RACE_BLOCK_PAGES), k, j;
+	unsigned long nr = 0;
+	struct page *page;
+
+	while ((page = alloc_pages(gfp, order))) {
+		split_page(page, order);
+		/* the rest as blocks of order 0 to 8, each one reference */
+		for (k = 0; k < order; k++) {
+			for (j = 1; j < 1U << k; j++)
+				page_ref_freeze(page + (1U << k) + j, 1);
+			__free_pages(page + (1U << k), k);
+		}
+		set_page_private(page, RACE_MARK);
+		list_add(&page->lru, kept);
+		nr++;
+	}
+	return nr;
+}
+
+static int test_blocks_setup_race(void)
+{
+	struct race_refill rr = { };
+	struct page **pool, *page, *next;
+	struct task_struct *t;
+	unsigned long broken;
+	int cpu, i, npool = 0, dup = 0, err = 0;
+	LIST_HEAD(kept);
+
+	cpu = cpumask_next(smp_processor_id(), cpu_online_mask);
+	if (cpu >= nr_cpu_ids)
+		cpu = cpumask_first(cpu_online_mask);
+	if (cpu == smp_processor_id()) {
+		pr_info("blocks_setup_race needs two online CPUs\n");
+		return -EOPNOTSUPP;
+	}
+	rr.pages = kvcalloc(RACE_ALLOCS, sizeof(*rr.pages), GFP_KERNEL);
+	pool = kvcalloc(RACE_POOL, sizeof(*pool), GFP_KERNEL);
+	if (!rr.pages || !pool) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	for (npool = 0; npool < RACE_POOL; npool++) {
+		pool[npool] = alloc_page(GFP_KERNEL);
+		if (!pool[npool])
+			break;
+	}
+	init_completion(&rr.done);
+	memset(&race, 0, sizeof(race));
+	t = kthread_create_on_cpu(race_refiller, &rr, cpu, "pcpcache_race/%u");
+	if (IS_ERR(t)) {
+		err = PTR_ERR(t);
+		goto out_free;
+	}
+	race.refiller = t;
+	err = register_kprobe(&race_split_kp);
+	if (err)
+		goto out_stop;
+	err = register_kprobe(&race_return_kp);
+	if (err)
+		goto out_split;
+	broken = race_fragment(&kept);
+	atomic_set(&race.armed, 1);
+	wake_up_process(t);
+
+	/* wait for the window: the refiller runs with interrupts off in it */
+	while (!atomic_read(&race.open) && !completion_done(&rr.done))
+		cond_resched();
+	if (!atomic_read(&race.open)) {
+		pr_err("blocks_setup_race: %d allocations on CPU %d, %lu pageblocks broken, and no refill from one of them\n",
+		       rr.nr, cpu, broken);
+		err = -EIO;
+		goto out_wait;
+	}
+	/* at the cold end, trimmed first: then over high until it is */
+	set_page_private(race.victim, 0);
+	list_del(&race.victim->lru);
+	pcpcache_free_page(race.victim, true);
+	for (i = 0; i < npool && !atomic_read(&race.returned); i++) {
+		pcpcache_free_page(pool[i], false);
+		pool[i] = NULL;
+	}
+	atomic_set(&race.done, 1);
+	pr_info("blocks_setup_race: CPU %d held in split_page() of an order-%u block, pfn %#lx freed and trimmed on CPU %d after %d more frees (%lu pageblocks broken)\n",
+		cpu, race.order, page_to_pfn(race.victim), smp_processor_id(),
+		i, broken);
+	if (!atomic_read(&race.returned)) {
+		pr_err("blocks_setup_race: the page did not go home within %d frees\n",
+		       i);
+		err = -EIO;
+	}
+	if (atomic_read(&race.timed_out)) {
+		pr_err("blocks_setup_race: the window closed before the page went home\n");
+		err = -EIO;
+	}
+out_wait:
+	wait_for_completion(&rr.done);
+	unregister_kprobe(&race_return_kp);
+out_split:
+	unregister_kprobe(&race_split_kp);
+out_stop:
+	kthread_stop(t);
+	/* every page the refiller holds, once */
+	sort(rr.pages, rr.nr, sizeof(*rr.pages), race_cmp, NULL);
+	for (i = 1; i < rr.nr; i++) {
+		if (rr.pages[i] == rr.pages[i - 1]) {
+			pr_err("blocks_setup_race: pfn %#lx handed out twice\n",
+			       page_to_pfn(rr.pages[i]));
+			dup++;
+		}
+	}
+	if (dup)
+		err = -EIO;
+	for (i = 0; i < rr.nr; i++)
+		if (i == 0 || rr.pages[i] != rr.pages[i - 1])
+			pcpcache_free_page(rr.pages[i], false);
+	list_for_each_entry_safe(page, next, &kept, lru) {
+		list_del(&page->lru);
+		set_page_private(page, 0);
+		__free_page(page);
+	}
+out_free:
+	for (i = 0; i < npool; i++)
+		if (pool[i])
+			__free_page(pool[i]);
+	kvfree(pool);
+	kvfree(rr.pages);
+	return err;
+}
+
+/*
+ * blocks_gfp. Kprobes count what the refills of this thread ask of the
+ * page allocator: the allocations of order 6 or more (the block tries, so
+ * that the case cannot pass without making them), kswapd woken at an
+ * order above 0, direct compaction and direct reclaim.
+ */
+#define GFP_CASE_ALLOCS		256
+#define GFP_CASE_KEEP_SHIFT	5	/* a page kept in each 32: order 4 at most free */
+
+static struct {
+	struct task_struct *task;
+	atomic_t large, wakes, compactions, reclaims;
+} gfpc;
+
+static int gfpc_alloc_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (current == gfpc.task && regs_get_kernel_argument(regs, 1) >= 6)
+		atomic_inc(&gfpc.large);
+	return 0;
+}
+
+static int gfpc_wake_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (current == gfpc.task && (int)regs_get_kernel_argument(regs, 2) > 0)
+		atomic_inc(&gfpc.wakes);
+	return 0;
+}
+
+static int gfpc_compact_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (current == gfpc.task)
+		atomic_inc(&gfpc.compactions);
+	return 0;
+}
+
+static int gfpc_reclaim_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (current == gfpc.task)
+		atomic_inc(&gfpc.reclaims);
+	return 0;
+}
+
+static struct kprobe gfpc_kps[] = {
+	{ .symbol_name = "__alloc_pages", .pre_handler = gfpc_alloc_pre },
+	{ .symbol_name = "wakeup_kswapd", .pre_handler = gfpc_wake_pre },
+	{ .symbol_name = "try_to_compact_pages", .pre_handler = gfpc_compact_pre },
+	{ .symbol_name = "try_to_free_pages", .pre_handler = gfpc_reclaim_pre },
+};
+
+/* Break every free block of order 6 or more, keeping a page in each 32. */
+static unsigned long gfpc_fragment(struct list_head *kept)
+{
+	gfp_t gfp = (GFP_KERNEL & ~__GFP_RECLAIM) | __GFP_NOWARN;
+	unsigned int order, k, j, c;
+	unsigned long nr = 0;
+	struct page *page, *chunk;
+
+	for (order = pageblock_order; order >= 6; order--) {
+		while ((page = alloc_pages(gfp, order))) {
+			split_page(page, order);
+			for (c = 0; c < 1U << (order - GFP_CASE_KEEP_SHIFT); c++) {
+				chunk = page + (c << GFP_CASE_KEEP_SHIFT);
+				for (k = 0; k < GFP_CASE_KEEP_SHIFT; k++) {
+					for (j = 1; j < 1U << k; j++)
+						page_ref_freeze(chunk + (1U << k) + j, 1);
+					__free_pages(chunk + (1U << k), k);
+				}
+				list_add(&chunk->lru, kept);
+				nr++;
+			}
+		}
+	}
+	return nr;
+}
+
+static int test_blocks_gfp(void)
+{
+	struct page **pages, *page, *next;
+	unsigned long kept_nr;
+	int i, nr = 0, err;
+	LIST_HEAD(kept);
+
+	pages = kcalloc(GFP_CASE_ALLOCS, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return -ENOMEM;
+	memset(&gfpc, 0, sizeof(gfpc));
+	kept_nr = gfpc_fragment(&kept);
+	gfpc.task = current;
+	for (i = 0; i < ARRAY_SIZE(gfpc_kps); i++) {
+		err = register_kprobe(&gfpc_kps[i]);
+		if (err) {
+			pr_err("blocks_gfp: no kprobe on %s (%d)\n",
+			       gfpc_kps[i].symbol_name, err);
+			while (i--)
+				unregister_kprobe(&gfpc_kps[i]);
+			goto out;
+		}
+	}
+	for (nr = 0; nr < GFP_CASE_ALLOCS; nr++) {
+		pages[nr] = pcpcache_alloc_page(GFP_KERNEL, false);
+		if (!pages[nr])
+			break;
+	}
+	for (i = ARRAY_SIZE(gfpc_kps) - 1; i >= 0; i--)
+		unregister_kprobe(&gfpc_kps[i]);
+	pr_info("blocks_gfp: %lu pages kept, %d allocations: %d of order 6 or more, %d kswapd wake-ups above order 0, %d direct compactions, %d direct reclaims\n",
+		kept_nr, nr, atomic_read(&gfpc.large), atomic_read(&gfpc.wakes),
+		atomic_read(&gfpc.compactions), atomic_read(&gfpc.reclaims));
+	err = 0;
+	if (nr < GFP_CASE_ALLOCS || !atomic_read(&gfpc.large)) {
+		pr_err("blocks_gfp: the refills did not try a block (or failed)\n");
+		err = -EIO;
+	}
+	if (atomic_read(&gfpc.wakes) || atomic_read(&gfpc.compactions) ||
+	    atomic_read(&gfpc.reclaims)) {
+		pr_err("blocks_gfp: a refill of order 0 woke kswapd for a block, or compacted or reclaimed\n");
+		err = -EIO;
+	}
+out:
+	while (nr--)
+		pcpcache_free_page(pages[nr], false);
+	list_for_each_entry_safe(page, next, &kept, lru) {
+		list_del(&page->lru);
+		__free_page(page);
+	}
+	kfree(pages);
+	return err;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(void);
@@ -295,11 +735,14 @@ static const struct {
 	{ "hwpoison_cached", test_hwpoison_cached },
 	{ "hwpoison_freed", test_hwpoison_freed },
 	{ "hwpoison_block", test_hwpoison_block },
+	{ "hwpoison_home", test_hwpoison_home },
 	{ "pfmemalloc", test_pfmemalloc },
 	{ "compound", test_compound },
 	{ "shared", test_shared },
 	{ "cma", test_cma },
 	{ "noreclaim", test_noreclaim },
+	{ "blocks_setup_race", test_blocks_setup_race },
+	{ "blocks_gfp", test_blocks_gfp },
 };
 
 struct safety_run {
