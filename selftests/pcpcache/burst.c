@@ -45,8 +45,11 @@ FIXTURE_SETUP(burst)
 
 FIXTURE_TEARDOWN(burst)
 {
-	if (self->fd >= 0)
+	if (self->fd >= 0) {
 		close(self->fd);
+		/* what the test left, the closed file's pages given back */
+		EXPECT_PAGE_AUDIT();
+	}
 	if (pcp_exists(PCP_SYSFS))
 		pcp_run("rmmod pcpcache");
 }

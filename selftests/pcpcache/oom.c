@@ -80,6 +80,9 @@ FIXTURE_TEARDOWN(oom)
 		pcp_write_file(RT_RUNTIME, self->runtime);
 	if (self->period[0])
 		pcp_write_file(RT_PERIOD, self->period);
+	/* loaded by the setup: what the OOM call and the kill left */
+	if (self->period[0])
+		EXPECT_PAGE_AUDIT();
 	if (pcp_exists(PCP_SYSFS))
 		pcp_run("rmmod pcpcache");
 }

@@ -50,8 +50,11 @@ FIXTURE_SETUP(reclaim)
 
 FIXTURE_TEARDOWN(reclaim)
 {
-	if (self->fd >= 0)
+	if (self->fd >= 0) {
 		close(self->fd);
+		/* what the test left, the closed file's pages given back */
+		EXPECT_PAGE_AUDIT();
+	}
 	if (self->boost[0])
 		pcp_write_file(PCP_WATERMARK_BOOST, self->boost);
 	if (pcp_exists(PCP_SYSFS))

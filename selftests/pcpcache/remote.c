@@ -66,8 +66,11 @@ FIXTURE_SETUP(remote)
 
 FIXTURE_TEARDOWN(remote)
 {
-	if (self->fd >= 0)
+	if (self->fd >= 0) {
 		close(self->fd);
+		/* what the test left, the closed file's pages given back */
+		EXPECT_PAGE_AUDIT();
+	}
 	if (pcp_exists(PCP_SYSFS))
 		pcp_run("rmmod pcpcache");
 }
@@ -380,8 +383,11 @@ FIXTURE_SETUP(blocks)
 
 FIXTURE_TEARDOWN(blocks)
 {
-	if (self->fd >= 0)
+	if (self->fd >= 0) {
 		close(self->fd);
+		/* what the test left, the closed file's pages given back */
+		EXPECT_PAGE_AUDIT();
+	}
 	if (pcp_exists(PCP_SYSFS))
 		pcp_run("rmmod pcpcache");
 }
