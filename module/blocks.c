@@ -547,6 +547,39 @@ unsigned long pcpcache_blocks_pages(int nid)
 	return pcpcache_sum_cpus(nid, pcpcache_cpu_blocks);
 }
 
+/**
+ * pcpcache_blocks_audit - count the pages at home in a CPU's blocks
+ * @cpu: the CPU
+ * @wrong: add the blocks that disagree with their own count, their owner
+ *	   or the list they are on
+ *
+ * For the audit (debugfs.c), with every CPU stopped: bit by bit, not from
+ * the counts.
+ *
+ * Return: the pages at home.
+ */
+unsigned long pcpcache_blocks_audit(int cpu, unsigned long *wrong)
+{
+	struct pcpcache_reserve *r = pcpcache_reserve(cpu);
+	struct list_head *heads[] = { &r->home, &r->whole, &r->out };
+	unsigned long nr = 0;
+	struct pcpcache_block *b;
+	unsigned int i, w, list;
+
+	raw_spin_lock(&r->lock);
+	for (i = 0; i < ARRAY_SIZE(heads); i++)
+		list_for_each_entry(b, heads[i], node) {
+			w = bitmap_weight(b->map, PCPCACHE_BLOCK_PAGES);
+			/* the list it belongs on: index into heads[] */
+			list = !w ? 2 : w == 1U << b->order ? 1 : 0;
+			if (w != b->home || b->owner != cpu + 1 || list != i)
+				(*wrong)++;
+			nr += w;
+		}
+	raw_spin_unlock(&r->lock);
+	return nr;
+}
+
 /* At unload, once no page can be allocated or freed any more. */
 void pcpcache_blocks_exit(void)
 {

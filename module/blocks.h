@@ -52,5 +52,6 @@ bool pcpcache_blocks_return(struct page *page);
 unsigned long pcpcache_blocks_release(int cpu, unsigned long nr, bool untrack);
 unsigned int pcpcache_cpu_blocks(int cpu);
 unsigned long pcpcache_blocks_pages(int nid);
+unsigned long pcpcache_blocks_audit(int cpu, unsigned long *wrong);
 
 #endif /* _PCPCACHE_BLOCKS_H */

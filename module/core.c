@@ -1195,6 +1195,17 @@ void pcpcache_deferred_sync(void)
 		irq_work_sync(&per_cpu_ptr(&pcpcache_deferred, cpu)->work);
 }
 
+/* The pages on @cpu's deferred list; the audit's, with every CPU stopped. */
+unsigned int pcpcache_deferred_pages(int cpu)
+{
+	struct llist_node *node;
+	unsigned int nr = 0;
+
+	llist_for_each(node, per_cpu_ptr(&pcpcache_deferred, cpu)->pages.first)
+		nr++;
+	return nr;
+}
+
 /*
  * This CPU's magazine by trylock, in any context; NULL when not, counted
  * as pcpcache_lock_this_cpu() counts it. Under lock=spin, an interrupt on

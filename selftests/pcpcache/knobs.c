@@ -599,7 +599,8 @@ TEST_F_TIMEOUT(knobs, config_and_knob_writes_never_undo_each_other, 300)
 }
 
 /* Each of the 3 x 3 switches, with pages cached on every CPU. */
-TEST_F(knobs, mode_switches_keep_the_books)
+/* 50 page audits, each stopping every CPU (slow under emulation) */
+TEST_F_TIMEOUT(knobs, mode_switches_keep_the_books, 300)
 {
 	struct pcp_pageset sets[PCP_MAX_CPUS];
 	long long switches = 0;

@@ -19,14 +19,6 @@
 #define RELOAD_CYCLES	20
 #define STRESS_CYCLES	3
 
-/*
- * What rmmod must give back may sit in the kernel's own per-CPU lists
- * afterwards, so free pages are counted together with those; the rest of
- * the system (the test itself, the module's own memory) may move the sum
- * by this much. A cache that kept its pages would miss by thousands.
- */
-#define FREE_PAGES_TOLERANCE	1024
-
 static bool is_dir(const char *path)
 {
 	struct stat st;
@@ -35,6 +27,7 @@ static bool is_dir(const char *path)
 }
 
 FIXTURE(pcpcache) {
+	char why[256];
 };
 
 FIXTURE_SETUP(pcpcache)
@@ -218,30 +211,6 @@ TEST_F_TIMEOUT(pcpcache, bad_knob_parameters_fail_load, 300)
 	}
 }
 
-/* nr_free_pages plus the pages in the kernel's own per-CPU lists */
-static long long free_pages(void)
-{
-	long long total = -1, count;
-	char line[256];
-	FILE *f;
-
-	f = fopen("/proc/vmstat", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "nr_free_pages %lld", &count) == 1)
-			total = count;
-	fclose(f);
-	f = fopen("/proc/zoneinfo", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, " count: %lld", &count) == 1)
-			total += count;
-	fclose(f);
-	return total;
-}
-
 /* Stress, fill every CPU's magazine, unload: every page comes back. */
 TEST_F(pcpcache, unload_after_stress_gives_pages_back)
 {
@@ -251,7 +220,7 @@ TEST_F(pcpcache, unload_after_stress_gives_pages_back)
 	struct pcp_stats st;
 	int i, cpu, fd;
 
-	before = free_pages();
+	before = pcp_buddy_free_pages();
 	ASSERT_LT(0, before);
 	ASSERT_EQ(0, sched_getaffinity(0, sizeof(opts.cpus), &opts.cpus));
 	for (i = 0; i < STRESS_CYCLES; i++) {
@@ -271,10 +240,11 @@ TEST_F(pcpcache, unload_after_stress_gives_pages_back)
 		ASSERT_EQ(0, pcp_read_stats(&st));
 		cached = pcp_stat(&st, "cached");
 		EXPECT_LT(1000LL * pcp_nr_cpus(), cached);
+		ASSERT_PAGE_AUDIT();
 		ASSERT_EQ(0, pcp_run("rmmod pcpcache"));
 	}
-	after = free_pages();
-	EXPECT_GE(FREE_PAGES_TOLERANCE, llabs(after - before)) {
+	after = pcp_buddy_free_pages();
+	EXPECT_GE(PCP_FREE_PAGES_TOLERANCE, llabs(after - before)) {
 		TH_LOG("free pages before %lld, after %lld; %lld were cached at the last rmmod",
 		       before, after, cached);
 	}
@@ -295,6 +265,7 @@ TEST_F(pcpcache, unload_reports_balanced_books)
 		ASSERT_EQ(0, pcp_free(fd, 100, PCPCACHE_COLD, NULL));
 	}
 	close(fd);
+	ASSERT_PAGE_AUDIT();
 	mark = pcp_log_mark();
 	ASSERT_EQ(0, pcp_run("rmmod pcpcache"));
 	EXPECT_EQ(0, pcp_log_grep(mark, "pcpcache: unloaded; buddy_alloc ([1-9][0-9]*) == buddy_free \\1$")) {

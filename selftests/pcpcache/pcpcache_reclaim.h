@@ -50,12 +50,16 @@ FIXTURE_SETUP(reclaim)
 
 FIXTURE_TEARDOWN(reclaim)
 {
-	if (self->fd >= 0)
+	if (self->fd >= 0) {
 		close(self->fd);
+		/* what the test left, the closed file's pages given back */
+		EXPECT_PAGE_AUDIT();
+	}
 	if (self->boost[0])
 		pcp_write_file(PCP_WATERMARK_BOOST, self->boost);
 	if (pcp_exists(PCP_SYSFS))
 		pcp_run("rmmod pcpcache");
+	PCP_FAILURE_WINS_OVER_SKIP();
 }
 
 #define EXPECT_EXITED_0(status)						\

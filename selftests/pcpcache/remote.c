@@ -70,10 +70,14 @@ FIXTURE_SETUP(remote)
 
 FIXTURE_TEARDOWN(remote)
 {
-	if (self->fd >= 0)
+	if (self->fd >= 0) {
 		close(self->fd);
+		/* what the test left, the closed file's pages given back */
+		EXPECT_PAGE_AUDIT();
+	}
 	if (pcp_exists(PCP_SYSFS))
 		pcp_run("rmmod pcpcache");
+	PCP_FAILURE_WINS_OVER_SKIP();
 }
 
 static long long max_ll(long long a, long long b)
@@ -384,10 +388,14 @@ FIXTURE_SETUP(blocks)
 
 FIXTURE_TEARDOWN(blocks)
 {
-	if (self->fd >= 0)
+	if (self->fd >= 0) {
 		close(self->fd);
+		/* what the test left, the closed file's pages given back */
+		EXPECT_PAGE_AUDIT();
+	}
 	if (pcp_exists(PCP_SYSFS))
 		pcp_run("rmmod pcpcache");
+	PCP_FAILURE_WINS_OVER_SKIP();
 }
 
 /* A refill of order 0 in blocks mode: a whole block, its rest at home. */

@@ -6,9 +6,11 @@
  * changes knobs, writes values that must be refused, drains, takes CPUs
  * offline and back, and 10% of refills are cut short (fault_refill). At
  * the end the controller saw no change but its own, the configuration
- * is back as found, nothing is held, the books balance exactly, a drain
- * empties every CPU and the kernel log has no warning and no pcpcache
- * error.
+ * is back as found, nothing is held, the books balance exactly, the page
+ * audit finds every page where the counters say it is (after the stress
+ * and after a drain), a drain empties every CPU and gives the buddy
+ * allocator back its free pages, and the kernel log has no warning and no
+ * pcpcache error.
  *
  *   stress [-d SECONDS] [-s SEED] [-f FAULT_PERCENT] [-n (no hotplug)]
  *          [-a (workers set their make-it-fail flag for fail_page_alloc,
@@ -75,11 +77,13 @@ static void check_faults(const struct pcp_stress_opts *opts, bool outside)
 			 pcp_stat(&st, "alloc_fail"));
 }
 
-static void check_books(void)
+/* @free_before: pcp_buddy_free_pages() with the module loaded and empty */
+static void check_books(long long free_before)
 {
 	struct pcp_pageset sets[PCP_MAX_CPUS];
+	long long free_after;
 	struct pcp_stats st;
-	char why[256];
+	char why[320];
 	int i, nr, busy = -1;
 
 	ksft_test_result(pcp_read_stats(&st) == 0, "stats readable\n");
@@ -88,6 +92,8 @@ static void check_books(void)
 			 pcp_stat(&st, "held"));
 	ksft_test_result(pcp_books_balance(&st, why, sizeof(why)),
 			 "books balance: %s\n", why);
+	ksft_test_result(pcp_page_audit(why, sizeof(why)),
+			 "page audit after the stress: %s\n", why);
 
 	ksft_test_result(pcp_write("drain", "1") == 0, "drain accepted\n");
 	pcp_read_stats(&st);
@@ -102,6 +108,13 @@ static void check_books(void)
 			 "drain empties every CPU (cached %lld, buddy_alloc %lld, buddy_free %lld)\n",
 			 pcp_stat(&st, "cached"), pcp_stat(&st, "buddy_alloc"),
 			 pcp_stat(&st, "buddy_free"));
+	ksft_test_result(pcp_page_audit(why, sizeof(why)),
+			 "page audit after the drain: %s\n", why);
+	free_after = pcp_buddy_free_pages();
+	ksft_test_result(free_before > 0 && free_after > 0 &&
+			 llabs(free_after - free_before) <= PCP_FREE_PAGES_TOLERANCE,
+			 "the buddy allocator's free pages are back: %lld before, %lld after (within %d)\n",
+			 free_before, free_after, PCP_FREE_PAGES_TOLERANCE);
 }
 
 int main(int argc, char **argv)
@@ -120,7 +133,7 @@ int main(int argc, char **argv)
 	int faulted = 0;
 	bool outside = false;
 	const char *why;
-	long long mark;
+	long long mark, free_before;
 	int opt, i;
 
 	while ((opt = getopt(argc, argv, "d:s:f:na")) != -1) {
@@ -152,11 +165,12 @@ int main(int argc, char **argv)
 		ksft_exit_skip("%s\n", why);
 	if (pcp_reload(NULL))
 		ksft_exit_fail_msg("modprobe pcpcache failed\n");
+	free_before = pcp_buddy_free_pages();
 	mark = pcp_log_mark();
 	if (sched_getaffinity(0, sizeof(opts.cpus), &opts.cpus))
 		ksft_exit_fail_msg("sched_getaffinity failed\n");
 
-	ksft_set_plan(13);
+	ksft_set_plan(16);
 	ksft_print_msg("seed %u, %u s, %d CPUs, fault_refill %u%%, hotplug %s (replay: %s -s %u -d %u -f %u%s)\n",
 		       opts.seed, opts.seconds, CPU_COUNT(&opts.cpus), opts.fault,
 		       opts.hotplug ? "on" : "off", argv[0], opts.seed,
@@ -198,7 +212,7 @@ int main(int argc, char **argv)
 			 "the configuration is back as found: %s", now);
 	online_all_cpus();
 
-	check_books();
+	check_books(free_before);
 	check_faults(&opts, outside);
 
 	ksft_test_result(pcp_log_grep(mark, DMESG_PROBLEMS) == 1,

@@ -74,7 +74,12 @@ run_one() # lock test
 		fi
 	) &
 	watch=$!
-	timeout -k 10 $limit /kselftest/run_kselftest.sh -t "$2" > /tmp/designs.tap 2>&1
+	# Appending: the runner writes the program's lines through a second
+	# open of /dev/stdout (append), its own lines through this one; with
+	# an offset of its own here, its result line overwrote the first 32
+	# or so bytes of the program's output, "# 1..N" plan included.
+	: > /tmp/designs.tap
+	timeout -k 10 $limit /kselftest/run_kselftest.sh -t "$2" >> /tmp/designs.tap 2>&1
 	trc=$?
 	rm -f /tmp/designs.running
 	wait $watch

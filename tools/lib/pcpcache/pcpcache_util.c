@@ -106,7 +106,8 @@ bool pcp_stat_signed(const char *name)
 /* The testing tools that only debugfs has. */
 static bool pcp_debugfs_only(const char *file)
 {
-	return !strcmp(file, "bench") || !strcmp(file, "fault_refill");
+	return !strcmp(file, "bench") || !strcmp(file, "fault_refill") ||
+	       !strcmp(file, "audit");
 }
 
 /* The path of pcpcache's file @file: in pcp_dir, or debugfs's own. */
@@ -294,11 +295,17 @@ char *pcp_next_line(char *text, size_t *pos, bool *cut)
 	return line;
 }
 
-/*
- * The stats file, every line "NAME VALUE" and nothing else: 0, -errno,
- * or -EINVAL with pcp_parse_error naming the line.
- */
+/* The stats file: pcp_read_named() of it. */
 int pcp_read_stats(struct pcp_stats *st)
+{
+	return pcp_read_named("stats", st);
+}
+
+/*
+ * A file of pcpcache's, every line "NAME VALUE" and nothing else (stats,
+ * audit): 0, -errno, or -EINVAL with pcp_parse_error naming the line.
+ */
+int pcp_read_named(const char *file, struct pcp_stats *st)
 {
 	char path[256], text[8192], *line, *sp;
 	bool cut = false;
@@ -306,7 +313,7 @@ int pcp_read_stats(struct pcp_stats *st)
 	ssize_t n;
 	int i, nr = 0, err;
 
-	pcp_path(path, sizeof(path), "stats");
+	pcp_path(path, sizeof(path), file);
 	n = pcp_read_file(path, text, sizeof(text));
 	if (n < 0)
 		return n == -EFBIG ? pcp_parse_fail(path, 0, "longer than %zu bytes",
@@ -667,6 +674,120 @@ void pcp_wait_books_balance(char *why, size_t size)
 			return;
 		usleep(100000);
 	}
+}
+
+/*
+ * One read of the audit file (the module's pages counted on the lists
+ * they are on, every CPU stopped): true when every walk agrees with the
+ * module's count of it and buddy_alloc - buddy_free == the pages walked
+ * + held: 1; 0 when not, -1 when the file cannot be read. @why says
+ * what differs, or what balanced. A page in flight between two places
+ * makes one read differ: pcp_page_audit() reads again.
+ */
+static int pcp_page_audit_once(char *why, size_t size)
+{
+	static const char * const pairs[][2] = {
+		{ "walked_cached", "cached" },
+		{ "walked_transit", "transit" },
+		{ "walked_blocks", "blocks" },
+	};
+	long long ba, bf, held, walked = 0, v;
+	struct pcp_stats st;
+	unsigned int i;
+	int err;
+
+	err = pcp_read_named("audit", &st);
+	if (err == -EAGAIN) {
+		snprintf(why, size, "audit: a magazine's lock was held");
+		return 0;
+	}
+	if (err) {
+		snprintf(why, size, "audit: %s", err == -EINVAL ?
+			 pcp_parse_error : strerror(-err));
+		return -1;
+	}
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		v = pcp_stat(&st, pairs[i][0]);
+		if (v < 0 || v != pcp_stat(&st, pairs[i][1])) {
+			snprintf(why, size, "audit: %s %lld != %s %lld", pairs[i][0],
+				 v, pairs[i][1], pcp_stat(&st, pairs[i][1]));
+			return 0;
+		}
+		walked += v;
+	}
+	if (pcp_stat(&st, "lists_wrong") || pcp_stat(&st, "blocks_wrong")) {
+		snprintf(why, size, "audit: lists_wrong %lld blocks_wrong %lld (want 0 and 0)",
+			 pcp_stat(&st, "lists_wrong"), pcp_stat(&st, "blocks_wrong"));
+		return 0;
+	}
+	ba = pcp_stat(&st, "buddy_alloc");
+	bf = pcp_stat(&st, "buddy_free");
+	held = pcp_stat(&st, "held");
+	if (ba < 0 || bf < 0 || pcp_stat(&st, "walked_deferred") < 0 ||
+	    ba - bf != walked + held) {
+		snprintf(why, size, "audit: buddy_alloc %lld - buddy_free %lld = %lld != walked %lld + held %lld = %lld",
+			 ba, bf, ba - bf, walked, held, walked + held);
+		return 0;
+	}
+	snprintf(why, size, "audit: buddy_alloc %lld - buddy_free %lld = walked %lld (cached %lld transit %lld blocks %lld) + held %lld (deferred %lld)",
+		 ba, bf, walked, pcp_stat(&st, "walked_cached"),
+		 pcp_stat(&st, "walked_transit"), pcp_stat(&st, "walked_blocks"),
+		 held, pcp_stat(&st, "walked_deferred"));
+	return 1;
+}
+
+/*
+ * The page audit, read until it balances, up to 10 reads 100 ms apart:
+ * what is in flight when a test's operation returns (a shrinker scan,
+ * work still giving back a cut, a deferred free) settles, and a lost or
+ * doubled page never does. Each read stops every CPU, which under
+ * emulation takes most of a second: few enough that a failure is
+ * reported within a test's timeout, and the first one is said at once.
+ * false with @why from the last read when it never balanced; the module
+ * must be loaded.
+ */
+bool pcp_page_audit(char *why, size_t size)
+{
+	int i, ret;
+
+	for (i = 0; i < 10; i++) {
+		ret = pcp_page_audit_once(why, size);
+		if (ret)
+			return ret > 0;
+		if (!i)
+			fprintf(stderr, "# %s (reading again)\n", why);
+		usleep(100000);
+	}
+	return false;
+}
+
+/*
+ * The buddy allocator's free pages (nr_free_pages) plus those in the
+ * kernel's own per-CPU lists, where a page pcpcache gives back may sit;
+ * -1 when unreadable. The rest of the system moves it a little: compare
+ * within PCP_FREE_PAGES_TOLERANCE.
+ */
+long long pcp_buddy_free_pages(void)
+{
+	long long total = -1, count;
+	char line[256];
+	FILE *f;
+
+	f = fopen("/proc/vmstat", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "nr_free_pages %lld", &count) == 1)
+			total = count;
+	fclose(f);
+	f = fopen("/proc/zoneinfo", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, " count: %lld", &count) == 1)
+			total += count;
+	fclose(f);
+	return total;
 }
 
 /*

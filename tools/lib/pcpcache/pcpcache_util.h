@@ -20,6 +20,12 @@
 #define PCP_MAX_CPUS	1024
 #define PCP_WATERMARK_BOOST	"/proc/sys/vm/watermark_boost_factor"
 #define PCP_MAX_STATS	128
+/*
+ * How far the rest of the system (the test itself, the module's own
+ * memory) may move pcp_buddy_free_pages(); a cache that kept its pages
+ * would miss by thousands.
+ */
+#define PCP_FREE_PAGES_TOLERANCE	1024
 /* The module's default knobs, as a config line (mode aside). */
 #define PCP_DEFAULT_KNOBS \
 	"batch=63 high=378 cold_batch=31 cold_high=126 high_min=378 high_max=1134"
@@ -90,6 +96,7 @@ int pcp_write_len(const char *file, const char *buf, size_t len);
 int pcp_write(const char *file, const char *val);
 int pcp_read_long(const char *file, long *val);
 int pcp_read_stats(struct pcp_stats *st);
+int pcp_read_named(const char *file, struct pcp_stats *st);
 bool pcp_stat_find(const struct pcp_stats *st, const char *name,
 		   unsigned long long *val);
 long long pcp_stat(const struct pcp_stats *st, const char *name);
@@ -100,6 +107,8 @@ long pcp_meminfo_kb(const char *key);
 long pcp_free_to_process_kb(void);
 int pcp_fill(int fd, unsigned int nr, unsigned int cold);
 void pcp_wait_books_balance(char *why, size_t size);
+bool pcp_page_audit(char *why, size_t size);
+long long pcp_buddy_free_pages(void);
 long pcp_fill_to_limit(int fd, bool split);
 int pcp_use_memory(long kb, long *ms);
 pid_t pcp_start_hog(int cpu);
