@@ -9,7 +9,10 @@
  * Blocks of orders 0 to 3 are taken, order 0 mostly. Every page is filled
  * with a pattern before it is freed, so that an allocation that must come
  * back cleared (__GFP_ZERO, or any allocation under init_on_alloc or
- * init_on_free) and does not is caught.
+ * init_on_free) and does not is caught. Each hard interrupt also hands a
+ * block of the next order (0 to 3 in turn) to the next CPU's, which frees
+ * it there: in remote and blocks mode it goes home, and comes back to the
+ * allocating CPU's own allocations through its transit list.
  *
  * With nolock=1 the hard interrupt also calls the _nolock() API, hands a
  * page to the next CPU and sends that CPU an NMI, whose handler allocates
@@ -69,6 +72,8 @@ static atomic_long_t nmis, nmi_handed_frees;
 static atomic_long_t foreign_ticks, quiet_cpus;
 /* contend=1: irq_works sent from a trylock of the thread's, API calls they made */
 static atomic_long_t contend_sent, contend_calls;
+/* blocks a hard interrupt handed to the next CPU's, to free there */
+static atomic_long_t handed_blocks;
 
 static int counter_get(char *buf, const struct kernel_param *kp)
 {
@@ -93,6 +98,7 @@ module_param_cb(foreign_ticks, &counter_ops, &foreign_ticks, 0444);
 module_param_cb(quiet_cpus, &counter_ops, &quiet_cpus, 0444);
 module_param_cb(contend_sent, &counter_ops, &contend_sent, 0444);
 module_param_cb(contend_calls, &counter_ops, &contend_calls, 0444);
+module_param_cb(handed_blocks, &counter_ops, &handed_blocks, 0444);
 
 /* Blocks one context holds, and their orders; only that context touches it. */
 struct held {
@@ -108,6 +114,8 @@ struct api_cpu {
 	struct held hard, soft;
 	struct held hard_nolock, nmi;	/* nolock=1 */
 	struct llist_head handed;	/* pages for this CPU's NMI to free */
+	struct llist_head handed_blocks; /* for this CPU's hrtimer to free */
+	unsigned int hand_order;	/* of the next block it hands on */
 	atomic_t nmi_asked;		/* an NMI sent to this CPU, not yet seen */
 	u64 nmi_quiet_until;		/* no NMI to send it before (ktime ns) */
 	unsigned int ticks;		/* of its hrtimer, for the NMIs it sends */
@@ -292,6 +300,44 @@ static void hand_to_nmi(struct api_cpu *ac, int cpu)
 }
 
 /*
+ * Hand a block of the next order to @cpu's hard interrupt, which frees it
+ * there: a free on another CPU than the allocation's, of every order. The
+ * block's order rides in page->private, ours while it is handed out.
+ */
+static void hand_block(struct api_cpu *ac, int cpu)
+{
+	unsigned int order = ac->hand_order++ % 4;
+	struct page *page;
+
+	page = order ? pcpcache_alloc_pages(GFP_ATOMIC | __GFP_NOWARN, order, false) :
+		       pcpcache_alloc_page(GFP_ATOMIC | __GFP_NOWARN, false);
+	if (!page) {
+		atomic_long_inc(&failed_allocs);
+		return;
+	}
+	memset(page_address(page), 0xa5, PAGE_SIZE << order);
+	set_page_private(page, order);
+	llist_add((struct llist_node *)&page->lru,
+		  &per_cpu_ptr(&api_cpus, cpu)->handed_blocks);
+	atomic_long_inc(&handed_blocks);
+}
+
+/* Free the blocks handed to @ac's CPU. */
+static void free_handed_blocks(struct api_cpu *ac)
+{
+	struct llist_node *node, *next;
+	unsigned int order;
+	struct page *page;
+
+	llist_for_each_safe(node, next, llist_del_all(&ac->handed_blocks)) {
+		page = list_entry((struct list_head *)node, struct page, lru);
+		order = page_private(page);
+		set_page_private(page, 0);
+		pcpcache_free_pages(page, order, false);
+	}
+}
+
+/*
  * The hrtimer's period after a tick's work, and at least four times what
  * that work took, so that a CPU spends at most a fifth of its time there:
  * under TCG a tick's pages (up to eight, of order up to 3, filled and
@@ -311,6 +357,9 @@ static enum hrtimer_restart hardirq_fn(struct hrtimer *t)
 	else
 		atomic_long_inc(&foreign_ticks);
 	exercise(&ac->hard, GFP_ATOMIC | __GFP_NOWARN, &hardirq_pages);
+	free_handed_blocks(ac);
+	if (cpumask_weight(&started) > 1)
+		hand_block(ac, cpumask_next_wrap(smp_processor_id(), &started, -1, false));
 	if (nolock) {
 		exercise_nolock(&ac->hard_nolock, &nolock_hardirq_pages);
 		hand_to_nmi(ac, cpumask_next_wrap(smp_processor_id(), &started, -1, false));
@@ -488,6 +537,9 @@ static int __init api_test_init(void)
 		msleep(seconds * 1000);
 	for_each_cpu(cpu, &started)
 		stop_cpu(cpu);
+	/* every hrtimer is done: what they handed on and was not freed */
+	for_each_cpu(cpu, &started)
+		free_handed_blocks(per_cpu_ptr(&api_cpus, cpu));
 	if (contend) {
 		/* after it, no handler runs and no irq_work is sent */
 		if (!err)

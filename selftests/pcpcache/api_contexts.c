@@ -148,9 +148,13 @@ TEST_F(api, every_context_every_cpu)
 	EXPECT_EQ(0, param("foreign_ticks"));
 	EXPECT_EQ(0, param("quiet_cpus"));
 	EXPECT_EQ(0, param("dirty_pages"));
-	TH_LOG("%ld process, %ld softirq, %ld hardirq pages, %ld failed allocations",
+	/* blocks of every order freed on another CPU than the allocation's */
+	if (pcp_nr_cpus() > 1)
+		EXPECT_LT(0, param("handed_blocks"));
+	TH_LOG("%ld process, %ld softirq, %ld hardirq pages, %ld failed allocations; %ld blocks handed to another CPU",
 	       param("process_pages"), param("softirq_pages"),
-	       param("hardirq_pages"), param("failed_allocs"));
+	       param("hardirq_pages"), param("failed_allocs"),
+	       param("handed_blocks"));
 
 	ASSERT_EQ(0, pcp_read_stats(&self->st));
 	EXPECT_TRUE(pcp_books_balance(&self->st, self->why, sizeof(self->why))) {
