@@ -150,9 +150,13 @@ TEST_F(api, every_context_every_cpu)
 	EXPECT_EQ(0, param("foreign_ticks"));
 	EXPECT_EQ(0, param("quiet_cpus"));
 	EXPECT_EQ(0, param("dirty_pages"));
-	TH_LOG("%ld process, %ld softirq, %ld hardirq pages, %ld failed allocations",
+	/* blocks of every order freed on another CPU than the allocation's */
+	if (pcp_nr_cpus() > 1)
+		EXPECT_LT(0, param("handed_blocks"));
+	TH_LOG("%ld process, %ld softirq, %ld hardirq pages, %ld failed allocations; %ld blocks handed to another CPU",
 	       param("process_pages"), param("softirq_pages"),
-	       param("hardirq_pages"), param("failed_allocs"));
+	       param("hardirq_pages"), param("failed_allocs"),
+	       param("handed_blocks"));
 
 	ASSERT_EQ(0, pcp_read_stats(&self->st));
 	EXPECT_TRUE(pcp_books_balance(&self->st, self->why, sizeof(self->why))) {
@@ -358,6 +362,87 @@ TEST_F(nolock, frees_trimmed_to_high)
 	       (int)strcspn(lock, "\n"), lock,
 	       pcp_stat(&self->st, "nolock_deferred"),
 	       pcp_stat(&self->st, "drain_pages"));
+	EXPECT_EQ(0, pcp_run("rmmod pcpcache"));
+}
+
+/*
+ * lock=trylock is trylock: a hard interrupt that comes in while the CPU's
+ * own thread holds its magazine's lock (contend=1: an irq_work sent from a
+ * kretprobe on the thread's successful trylock) must fail its trylock,
+ * counted in trylock_fail_hardirq, and be served by the buddy allocator,
+ * with nothing lost. Under lock=spin and lock=local the thread holds the
+ * lock with interrupts off: nothing fails, and the ordinary API (no
+ * _nolock() call here) counts no trylock failure at all.
+ */
+FIXTURE(contend) {
+	char ko[PATH_MAX];
+	struct pcp_stats st;
+	char why[256];
+};
+
+FIXTURE_VARIANT(contend) {
+	const char *mode;
+};
+
+FIXTURE_VARIANT_ADD(contend, single) { .mode = "single" };
+FIXTURE_VARIANT_ADD(contend, remote) { .mode = "remote" };
+
+FIXTURE_SETUP(contend)
+{
+	struct utsname u;
+
+	ASSERT_EQ(0, uname(&u));
+	/* the test module refuses contend=1 there */
+	if (strstr(u.version, "PREEMPT_RT"))
+		SKIP(return, "hard interrupts may not call the API on PREEMPT_RT");
+	API_SETUP(self->ko, variant->mode);
+}
+
+FIXTURE_TEARDOWN(contend)
+{
+	pcp_run("rmmod " API_TEST " 2>/dev/null");
+	if (pcp_exists(PCP_SYSFS))
+		pcp_run("rmmod pcpcache");
+}
+
+TEST_F(contend, hardirq_in_the_lock_fails_trylock_under_trylock)
+{
+	long long task, soft, hard, nmi;
+	char path[256], lock[32] = "";
+	long sent, calls;
+	bool trylock;
+
+	pcp_path(path, sizeof(path), "lock");
+	ASSERT_LT(0, pcp_read_file(path, lock, sizeof(lock)));
+	trylock = !strncmp(lock, "trylock", 7);
+	ASSERT_EQ(0, pcp_run("insmod %s seconds=%d contend=1", self->ko,
+			     API_SECONDS)) {
+		TH_LOG("insmod failed; see dmesg");
+	}
+	sent = param("contend_sent");
+	calls = param("contend_calls");
+	EXPECT_EQ(0, param("dirty_pages"));
+	ASSERT_EQ(0, pcp_read_stats(&self->st));
+	task = pcp_stat(&self->st, "trylock_fail_task");
+	soft = pcp_stat(&self->st, "trylock_fail_softirq");
+	hard = pcp_stat(&self->st, "trylock_fail_hardirq");
+	nmi = pcp_stat(&self->st, "trylock_fail_nmi");
+	TH_LOG("lock %.*s: %ld irq_works sent in the lock, %ld API calls there; trylock failures: task %lld, softirq %lld, hardirq %lld, NMI %lld",
+	       (int)strcspn(lock, "\n"), lock, sent, calls, task, soft, hard, nmi);
+	if (trylock) {
+		/* every call of those irq_works found the lock held */
+		EXPECT_LT(0, sent);
+		EXPECT_LE(calls, hard);
+	} else {
+		EXPECT_EQ(0, task + soft + hard + nmi);
+	}
+	/* nothing lost: what failed went to the buddy allocator, and back */
+	EXPECT_TRUE(pcp_books_balance(&self->st, self->why, sizeof(self->why))) {
+		TH_LOG("%s", self->why);
+	}
+	EXPECT_EQ(0, pcp_stat(&self->st, "held"));
+	EXPECT_EQ(pcp_stat(&self->st, "alloc_fail"), param("failed_allocs"));
+	ASSERT_EQ(0, pcp_run("rmmod " API_TEST));
 	EXPECT_EQ(0, pcp_run("rmmod pcpcache"));
 }
 

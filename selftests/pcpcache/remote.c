@@ -308,14 +308,22 @@ TEST_F(remote, pages_in_transit_go_back_on_switch_drain_and_offline)
 	if (pcp_cpu_set_online(1, true) == -ENOENT)
 		SKIP(return, "CPU 1 cannot go offline");
 	send_to_cpu1(_metadata, self);
+	/* pages CPU 1 owns, held while it goes offline */
+	ASSERT_EQ(0, pcp_pin(1));
+	ASSERT_EQ(0, pcp_alloc(self->fd, 10, 0, NULL));
+	ASSERT_EQ(0, pcp_pin(0));
 	ASSERT_EQ(0, pcp_cpu_set_online(1, false));
 	ASSERT_BOOKS_BALANCE();
 	EXPECT_EQ(0, pcp_stat(&self->st, "transit"));
 	ASSERT_LT(1, pcp_read_pagesets(sets, PCP_MAX_CPUS));
 	EXPECT_EQ(variant->blocks ? 0 : -1, sets[1].blocks);
-	/* with CPU 1 gone, a page it owned is freed where it is */
-	ASSERT_EQ(0, pcp_alloc(self->fd, 10, 0, NULL));
+	/*
+	 * with CPU 1 gone, a page it owned is freed where it is: not onto
+	 * its transit list, which nobody empties while it is down
+	 */
 	ASSERT_EQ(0, pcp_free(self->fd, 10, 0, NULL));
+	ASSERT_BOOKS_BALANCE();
+	EXPECT_EQ(0, pcp_stat(&self->st, "transit"));
 	ASSERT_EQ(0, pcp_cpu_set_online(1, true));
 	ASSERT_BOOKS_BALANCE();
 	EXPECT_EQ(0, pcp_stat(&self->st, "transit"));

@@ -16,6 +16,10 @@
 # exported as PCPCACHE_SEED, the seed of the stress selftests' random
 # choices.
 #
+# Before each program the module is loaded once and unloaded, to check
+# that /sys/module/pcpcache/parameters/lock shows the design asked for: a
+# program run under another design than its group's fails.
+#
 # Each program runs through the kernel's run_kselftest.sh on its own and
 # its time is printed after it ("# time: TEST lock=LOCK N s"). TAP on
 # stdout; the exit status is 1 when any program failed or none ran
@@ -44,6 +48,30 @@ tasks()
 	done
 }
 
+# Does the module load with design $1, as the program will load it? A
+# design quietly not taken (an option lost, another design's code
+# behind it) would make every program of the group prove the wrong one.
+# The default is whatever the module says. Says why not on stdout.
+design_loads() # lock
+{
+	rmmod pcpcache 2> /dev/null
+	if ! err=$(modprobe pcpcache 2>&1); then
+		echo "modprobe pcpcache (lock=$1) failed: $err"
+		return 1
+	fi
+	got=$(cat /sys/module/pcpcache/parameters/lock 2> /dev/null)
+	rmmod pcpcache
+	if [ -z "$got" ]; then
+		echo "the module shows no lock parameter"
+		return 1
+	fi
+	if [ "$1" != default ] && [ "$got" != "$1" ]; then
+		echo "lock=$1 asked for, the module loaded with lock=$got"
+		return 1
+	fi
+	echo "# designs.sh: the module loads with lock=$got"
+}
+
 # one program under one design; 1 when it failed or did not run
 run_one() # lock test
 {
@@ -52,6 +80,11 @@ run_one() # lock test
 	else
 		echo "options pcpcache lock=$1" > /etc/modprobe.d/pcpcache-lock.conf
 	fi
+	if ! why=$(design_loads "$1"); then
+		echo "not ok 1 selftests: pcpcache: ${2#*:} # designs.sh: $why"
+		return 1
+	fi
+	echo "$why"
 	start=$(date +%s)
 	# The runner's own limit kills a program that overruns, but not what
 	# it left in the background holding the runner's pipe, which then
