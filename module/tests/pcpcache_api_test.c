@@ -145,15 +145,19 @@ static struct cpumask started;
  * disarm(), sends the irq_work. Only the thread, bound to the CPU, arms
  * its CPU; the kretprobe's handlers run on that CPU, with preemption off.
  */
+/*
+ * Only a CPU's own thread, bound to it, arms that CPU: a failed load gives
+ * back what it holds from insmod, which may move between CPUs.
+ */
 static void arm(void)
 {
-	if (contend && in_task())
+	if (contend && in_task() && is_percpu_thread())
 		WRITE_ONCE(this_cpu_ptr(&api_cpus)->armed, true);
 }
 
 static void disarm(void)
 {
-	if (contend && in_task())
+	if (contend && in_task() && is_percpu_thread())
 		WRITE_ONCE(this_cpu_ptr(&api_cpus)->armed, false);
 }
 

@@ -791,6 +791,30 @@ long long pcp_buddy_free_pages(void)
 }
 
 /*
+ * The pages the kernel's other users hold, by /proc/meminfo: slab, kernel
+ * stacks, page tables, per-CPU areas, anonymous and file pages. A stress
+ * with CPU hotplug grows the slab caches by hundreds of pages (kthreads,
+ * per-CPU structures) that are neither free nor pcpcache's; a page
+ * pcpcache loses is in none of these. -1 when unreadable.
+ */
+long long pcp_kernel_pages_in_use(void)
+{
+	static const char * const keys[] = { "Slab", "KernelStack", "PageTables",
+		"Percpu", "AnonPages", "Cached", "Buffers" };
+	long long kb = 0;
+	unsigned int i;
+	long v;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		v = pcp_meminfo_kb(keys[i]);
+		if (v < 0)
+			return -1;
+		kb += v;
+	}
+	return kb * 1024 / sysconf(_SC_PAGESIZE);
+}
+
+/*
  * Fill every magazine to the most the rules allow (a quarter of RAM over
  * the online CPUs, high and cold_high together); with @split, half of it
  * on split mode's cold lists. The pages cached afterwards.
