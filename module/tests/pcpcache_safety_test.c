@@ -63,6 +63,8 @@
 #include <linux/pcpcache.h>
 #include <linux/sched/mm.h>
 
+#include "../blocks.h"
+
 /* Enough allocations to empty a magazine at the default high. */
 #define SAFETY_SWEEP		1024
 
@@ -191,16 +193,17 @@ static int test_hwpoison_home(void)
 	struct page *page, *home;
 	int err;
 
-	if (!refill || refill >= pageblock_nr_pages) {
+	if (!refill || refill >= PCPCACHE_BLOCK_PAGES) {
 		pr_err("hwpoison_home: refill=%u: give the batch of CPU 0\n", refill);
 		return -EINVAL;
 	}
 	page = pcpcache_alloc_page(GFP_KERNEL, false);
 	if (!page)
 		return -ENOMEM;
-	if (page_to_pfn(page) & (pageblock_nr_pages - 1)) {
-		pr_err("hwpoison_home: the refill's first page, pfn %#lx, does not start a pageblock: no block of order %u\n",
-		       page_to_pfn(page), pageblock_order);
+	/* blocks are 2 MiB whatever the pageblock (order 10 on the debug kernel) */
+	if (page_to_pfn(page) & (PCPCACHE_BLOCK_PAGES - 1)) {
+		pr_err("hwpoison_home: the refill's first page, pfn %#lx, does not start a block: no free block of order %u\n",
+		       page_to_pfn(page), PCPCACHE_BLOCK_ORDER);
 		pcpcache_free_page(page, false);
 		return -EIO;
 	}
