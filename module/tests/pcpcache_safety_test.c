@@ -26,6 +26,11 @@
  *                    it must still be that holder's
  *   cma              a page of the CMA area [cma_base, cma_base +
  *                    cma_pages) is freed (needs CONFIG_CMA and cma=)
+ *   movable          a page of ZONE_MOVABLE is freed (needs one:
+ *                    movablecore= at boot)
+ *   memcg_kmem       a page charged to the loading task's memory cgroup
+ *                    (__GFP_ACCOUNT) is freed: run in the caller's context,
+ *                    which the selftest puts in a cgroup of its own
  *   noreclaim        under memalloc_noreclaim_save(), with every zone at
  *                    the watermark below which only the reserves are left:
  *                    each allocation must come from the reserves, as
@@ -54,6 +59,7 @@
 #include <linux/gfp.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/page_ref.h>
@@ -289,6 +295,55 @@ static int test_cma(void)
 	if (!page) {
 		pr_err("no movable allocation came from the CMA area\n");
 		return -EIO;
+	}
+	pcpcache_free_page(page, false);
+	return 0;
+}
+
+/*
+ * Movable allocations come from ZONE_MOVABLE first, where there is one:
+ * free the first that does. A page there must stay movable for hot-remove,
+ * so pcpcache may not keep it.
+ */
+static int test_movable(void)
+{
+	struct page *page = NULL;
+	LIST_HEAD(others);
+	int i;
+
+	for (i = 0; i < 65536 && !page; i++) {
+		struct page *p = alloc_page(GFP_HIGHUSER_MOVABLE | __GFP_NOWARN);
+
+		if (!p)
+			break;
+		if (page_zonenum(p) == ZONE_MOVABLE)
+			page = p;
+		else
+			list_add(&p->lru, &others);
+	}
+	put_pages_list(&others);
+	if (!page) {
+		pr_info("no movable allocation came from ZONE_MOVABLE (movablecore=)\n");
+		return -EOPNOTSUPP;
+	}
+	pcpcache_free_page(page, false);
+	return 0;
+}
+
+/*
+ * Charged to the memory cgroup of the task that loads this module: a
+ * cached page would keep the charge, and go to another cgroup's task.
+ */
+static int test_memcg_kmem(void)
+{
+	struct page *page = alloc_page(GFP_KERNEL_ACCOUNT);
+
+	if (!page)
+		return -ENOMEM;
+	if (!PageMemcgKmem(page)) {
+		pr_info("memcg_kmem: the page is not charged (the loading task in the root cgroup, or no kmem accounting)\n");
+		__free_page(page);
+		return -EOPNOTSUPP;
 	}
 	pcpcache_free_page(page, false);
 	return 0;
@@ -734,6 +789,8 @@ out:
 static const struct {
 	const char *name;
 	int (*run)(void);
+	/* in the loading task, not on CPU 0 in a kthread of no cgroup */
+	bool in_caller;
 } cases[] = {
 	{ "hwpoison_cached", test_hwpoison_cached },
 	{ "hwpoison_freed", test_hwpoison_freed },
@@ -743,6 +800,8 @@ static const struct {
 	{ "compound", test_compound },
 	{ "shared", test_shared },
 	{ "cma", test_cma },
+	{ "movable", test_movable },
+	{ "memcg_kmem", test_memcg_kmem, true },
 	{ "noreclaim", test_noreclaim },
 	{ "blocks_setup_race", test_blocks_setup_race },
 	{ "blocks_gfp", test_blocks_gfp },
@@ -770,14 +829,22 @@ static int __init safety_test_init(void)
 {
 	struct safety_run sr = { };
 	struct task_struct *t;
+	bool in_caller = false;
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(cases); i++)
-		if (!strcmp(test, cases[i].name))
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		if (!strcmp(test, cases[i].name)) {
 			sr.run = cases[i].run;
+			in_caller = cases[i].in_caller;
+		}
+	}
 	if (!sr.run) {
 		pr_err("unknown test '%s'\n", test);
 		return -EINVAL;
+	}
+	if (in_caller) {
+		sr.result = sr.run();
+		goto out;
 	}
 	init_completion(&sr.done);
 	t = kthread_create_on_cpu(safety_thread, &sr, 0, "pcpcache_safety/%u");
@@ -786,6 +853,7 @@ static int __init safety_test_init(void)
 	wake_up_process(t);
 	wait_for_completion(&sr.done);
 	kthread_stop(t);
+out:
 	pr_info("%s: %s (%d)\n", test, sr.result ? "FAILED" : "passed", sr.result);
 	return sr.result;
 }

@@ -47,6 +47,8 @@ FIXTURE(safety) {
 	char ko[PATH_MAX];
 	struct pcp_stats st;
 	char why[256];
+	/* a memory cgroup made for the case: put back in the teardown */
+	bool cg_made, cg_mounted, cg_enabled;
 };
 
 FIXTURE_SETUP(safety)
@@ -65,8 +67,14 @@ FIXTURE_SETUP(safety)
 	ASSERT_EQ(0, pcp_reload(NULL));
 }
 
+static void cgroup_put_back(bool mounted, bool enabled);
+static const char *case_cgroup;
+
 FIXTURE_TEARDOWN(safety)
 {
+	case_cgroup = NULL;
+	if (self->cg_made)
+		cgroup_put_back(self->cg_mounted, self->cg_enabled);
 	pcp_run("rmmod " SAFETY_TEST " 2>/dev/null");
 	if (pcp_exists(PCP_SYSFS))
 		pcp_run("rmmod pcpcache");
@@ -84,13 +92,18 @@ FIXTURE_TEARDOWN(safety)
  */
 static int run_case(const char *ko, const char *test, const char *extra)
 {
+	char join[160] = "";
 	int status;
 
 	if (!pcp_exists(ko))
 		return -1;
+	/* insmod in a cgroup of its own: the module runs memcg_kmem there */
+	if (case_cgroup)
+		snprintf(join, sizeof(join), "echo $$ > %s/cgroup.procs && exec ",
+			 case_cgroup);
 	pcp_run("echo 'safety: %s %d' > /dev/kmsg", test, getpid());
-	status = pcp_run("insmod %s test=%s %s 2>/tmp/safety.err", ko, test,
-			 extra ? extra : "");
+	status = pcp_run("%sinsmod %s test=%s %s 2>/tmp/safety.err", join, ko,
+			 test, extra ? extra : "");
 	if (status == 0)
 		pcp_run("rmmod " SAFETY_TEST);
 	if (status == 0 &&
@@ -232,6 +245,17 @@ TEST_F(safety, cma_page_is_not_cached)
 		SKIP(return, "no CMA area (needs CONFIG_CMA and cma= at boot: the debug lane has them)");
 	snprintf(extra, sizeof(extra), "cma_base=%lu cma_pages=%lu", base, pages);
 	EXPECT_REFUSED("cma", extra, "refused_block", true);
+}
+
+/*
+ * A page of ZONE_MOVABLE must stay movable, so that its memory can go
+ * offline: the buddy allocator gets it back. make check's vm-numa2 boots
+ * with movablecore=, for a ZONE_MOVABLE; elsewhere the module finds none
+ * and the case is skipped.
+ */
+TEST_F(safety, page_of_zone_movable_is_not_cached)
+{
+	EXPECT_REFUSED("movable", NULL, "refused_other", true);
 }
 
 /* The first CPU of NUMA node @node, or -1. */
@@ -618,7 +642,7 @@ TEST_F(safety, memlock_limit_bounds_what_is_held)
  * cgroup, so the mapping, or a hold past the limit, is refused (ENOMEM);
  * one that fits works.
  */
-/* Put back what memcg_limit_bounds_what_is_held() changed. */
+/* Put back what cgroup_make() changed. */
 static void cgroup_put_back(bool mounted, bool enabled)
 {
 	rmdir(CGROUP_TEST);
@@ -628,9 +652,58 @@ static void cgroup_put_back(bool mounted, bool enabled)
 		pcp_run("umount " CGROUP_ROOT);
 }
 
+/*
+ * Make CGROUP_TEST, with the memory controller: NULL when made, else why
+ * it cannot be here (nothing is left changed then). *@mounted and
+ * *@enabled say what cgroup_put_back() must undo.
+ */
+static const char *cgroup_make(bool *mounted, bool *enabled)
+{
+	char buf[256];
+
+	*mounted = *enabled = false;
+	if (!pcp_exists(CGROUP_ROOT "/cgroup.controllers")) {
+		if (pcp_run("mount -t cgroup2 none " CGROUP_ROOT " 2>/dev/null"))
+			return "cgroup2 cannot be mounted on " CGROUP_ROOT;
+		*mounted = true;
+	}
+	if (pcp_read_file(CGROUP_ROOT "/cgroup.controllers", buf, sizeof(buf)) < 0 ||
+	    !strstr(buf, "memory")) {
+		cgroup_put_back(*mounted, false);
+		return "no memory controller in cgroup2";
+	}
+	if (pcp_read_file(CGROUP_ROOT "/cgroup.subtree_control", buf, sizeof(buf)) >= 0 &&
+	    !strstr(buf, "memory"))
+		*enabled = !pcp_write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory");
+	rmdir(CGROUP_TEST);
+	if (mkdir(CGROUP_TEST, 0755)) {
+		cgroup_put_back(*mounted, *enabled);
+		return "cannot make " CGROUP_TEST;
+	}
+	return NULL;
+}
+
+/*
+ * A page charged to a memory cgroup (__GFP_ACCOUNT, as the kernel charges
+ * kmem) goes back to the buddy allocator, which uncharges it: cached, it
+ * would keep the charge and go to a task of another cgroup.
+ */
+TEST_F(safety, page_charged_to_a_cgroup_is_not_cached)
+{
+	const char *why;
+
+	why = cgroup_make(&self->cg_mounted, &self->cg_enabled);
+	if (why)
+		SKIP(return, "%s", why);
+	self->cg_made = true;
+	case_cgroup = CGROUP_TEST;
+	EXPECT_REFUSED("memcg_kmem", NULL, "refused_other", true);
+}
+
 TEST_F(safety, memcg_limit_bounds_what_is_held)
 {
 	bool mounted = false, enabled = false;
+	const char *why;
 	char buf[256];
 	int status, dev;
 	pid_t pid;
@@ -644,25 +717,13 @@ TEST_F(safety, memcg_limit_bounds_what_is_held)
 	munmap(p, 64 << 20);
 	close(dev);
 
-	if (!pcp_exists(CGROUP_ROOT "/cgroup.controllers")) {
-		if (pcp_run("mount -t cgroup2 none " CGROUP_ROOT " 2>/dev/null"))
-			SKIP(return, "cgroup2 cannot be mounted on " CGROUP_ROOT);
-		mounted = true;
-	}
-	if (pcp_read_file(CGROUP_ROOT "/cgroup.controllers", buf, sizeof(buf)) < 0 ||
-	    !strstr(buf, "memory")) {
-		cgroup_put_back(mounted, false);
-		SKIP(return, "no memory controller in cgroup2");
-	}
-	if (pcp_read_file(CGROUP_ROOT "/cgroup.subtree_control", buf, sizeof(buf)) >= 0 &&
-	    !strstr(buf, "memory"))
-		enabled = !pcp_write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory");
-	rmdir(CGROUP_TEST);
-	if (mkdir(CGROUP_TEST, 0755) ||
-	    pcp_write_file(CGROUP_TEST "/memory.max", "16M")) {
+	why = cgroup_make(&mounted, &enabled);
+	if (why)
+		SKIP(return, "%s", why);
+	if (pcp_write_file(CGROUP_TEST "/memory.max", "16M")) {
 		cgroup_put_back(mounted, enabled);
 		ASSERT_TRUE(false) {
-			TH_LOG("cannot make %s with memory.max 16M", CGROUP_TEST);
+			TH_LOG("cannot give %s memory.max 16M", CGROUP_TEST);
 		}
 	}
 
