@@ -1431,13 +1431,21 @@ static void pattern_print(const struct opts *o, const char *design,
 	json_end(o->js, '}');
 }
 
-/* Whether this runs under QEMU's TCG emulator, by the CPU's model name. */
+/*
+ * Whether this runs under QEMU's TCG emulator, by the CPU's model name,
+ * with its clock the emulator's time. Under its instruction counter
+ * (header() saw tools/vm/run --icount) a figure of time is instructions,
+ * which repeat: judged as on a machine.
+ */
 static bool under_tcg(void)
 {
 	char line[256];
 	bool tcg = false;
-	FILE *f = pcp_fopen("/proc/cpuinfo", "r");
+	FILE *f;
 
+	if (!strcmp(clock_unit, "instructions"))
+		return false;
+	f = pcp_fopen("/proc/cpuinfo", "r");
 	if (!f)
 		return false;
 	while (!tcg && fgets(line, sizeof(line), f))
@@ -1869,11 +1877,9 @@ static void header(const struct opts *o)
 	struct utsname u;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	long mib = sysconf(_SC_PHYS_PAGES) * (sysconf(_SC_PAGESIZE) / 1024) / 1024;
-	char cmdline[4096];
 
 	uname(&u);
-	if (pcp_read_file("/proc/cmdline", cmdline, sizeof(cmdline)) > 0 &&
-	    strstr(cmdline, "pcpcache_icount=1"))
+	if (pcp_under_icount())
 		clock_unit = "instructions";
 	fprintf(o->out, "pcpcache benchmarks: kernel %s, %ld CPUs online, %ld MiB, %s\n",
 		u.release, cpus, mib, init_on_alloc());

@@ -1029,6 +1029,9 @@ static void print_header(const struct run *run, const struct utsname *u,
 	printf("pcpctl fault: will-it-scale page_fault1 through pcpcache\n");
 	printf("kernel %s, %d CPUs, %ld MiB, init_on_alloc=%s\n", u->release,
 	       run->nr_cpus, mem_mib, init_on_alloc());
+	if (pcp_under_icount())
+		printf("clock: instructions under QEMU's icount (tools/vm/run --icount), one a\n"
+		       "nanosecond: faults/s is 10^9 over instructions per fault, and repeats\n");
 	printf("each task maps %.1f MiB (%zu pages)%s, writes a byte to each page, unmaps, again;\n",
 	       run->task_pages * run->page / 1048576.0, run->task_pages,
 	       run->shrunk);

@@ -1053,3 +1053,17 @@ int pcp_log_grep(long long mark, const char *fmt, ...)
 		return -1;
 	return g.found ? 0 : 1;
 }
+
+/*
+ * Whether this is a guest that tools/vm/run --icount booted (QEMU's
+ * instruction counter, which it says on the kernel's command line; the
+ * CPU model alone cannot tell): the clock counts instructions, one a
+ * nanosecond, and a figure of time repeats.
+ */
+bool pcp_under_icount(void)
+{
+	char cmdline[4096];
+
+	return pcp_read_file("/proc/cmdline", cmdline, sizeof(cmdline)) > 0 &&
+	       strstr(cmdline, "pcpcache_icount=1");
+}

@@ -110,6 +110,7 @@ void pcp_wait_books_balance(char *why, size_t size);
 bool pcp_page_audit(char *why, size_t size);
 long long pcp_buddy_free_pages(void);
 long long pcp_kernel_pages_in_use(void);
+bool pcp_under_icount(void);
 long pcp_fill_to_limit(int fd, bool split);
 int pcp_use_memory(long kb, long *ms);
 pid_t pcp_start_hog(int cpu);
