@@ -24,22 +24,10 @@
  * process context, take N pages with pcpcache_alloc_page() and give them
  * all back with pcpcache_free_page_nolock(), for the selftest to find
  * every magazine within its high mark afterwards.
- *
- * With contend=1 a hard interrupt also lands, on purpose, while the CPU's
- * own thread holds its magazine's lock: a kretprobe on _raw_spin_trylock()
- * sees the thread's first successful trylock within an API call (under
- * lock=trylock, the magazine's, taken with interrupts on) and queues an
- * irq_work on the CPU, whose self-IPI comes in at once, before the thread
- * unlocks; the irq_work allocates and frees a page there. Under
- * lock=trylock both must fail their trylock (trylock_fail_hardirq) and go
- * to the buddy allocator; under lock=spin and lock=local the thread holds
- * the lock with interrupts off, and the irq_work runs after it let go.
  */
 #include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
-#include <linux/irq_work.h>
-#include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -65,10 +53,6 @@ static bool nolock;
 module_param(nolock, bool, 0444);
 MODULE_PARM_DESC(nolock, "also the _nolock() API, from hard interrupts and NMIs");
 
-static bool contend;
-module_param(contend, bool, 0444);
-MODULE_PARM_DESC(contend, "also a hard interrupt while the thread holds the lock");
-
 /* Results, readable in /sys/module/pcpcache_api_test/parameters/. */
 static atomic_long_t process_pages, softirq_pages, hardirq_pages;
 static atomic_long_t failed_allocs, dirty_pages;
@@ -77,8 +61,6 @@ static atomic_long_t nmis, nmi_handed_frees;
 static atomic_long_t nolock_freed;
 /* hrtimer ticks on a CPU not the timer's own; CPUs whose timer never ran */
 static atomic_long_t foreign_ticks, quiet_cpus;
-/* contend=1: irq_works sent from a trylock of the thread's, API calls they made */
-static atomic_long_t contend_sent, contend_calls;
 /* blocks a hard interrupt handed to the next CPU's, to free there */
 static atomic_long_t handed_blocks;
 
@@ -104,8 +86,6 @@ module_param_cb(nmi_handed_frees, &counter_ops, &nmi_handed_frees, 0444);
 module_param_cb(foreign_ticks, &counter_ops, &foreign_ticks, 0444);
 module_param_cb(quiet_cpus, &counter_ops, &quiet_cpus, 0444);
 module_param_cb(nolock_freed, &counter_ops, &nolock_freed, 0444);
-module_param_cb(contend_sent, &counter_ops, &contend_sent, 0444);
-module_param_cb(contend_calls, &counter_ops, &contend_calls, 0444);
 module_param_cb(handed_blocks, &counter_ops, &handed_blocks, 0444);
 
 static unsigned int nolock_frees;
@@ -132,34 +112,11 @@ struct api_cpu {
 	u64 nmi_quiet_until;		/* no NMI to send it before (ktime ns) */
 	unsigned int ticks;		/* of its hrtimer, for the NMIs it sends */
 	unsigned long hard_ticks;	/* of its hrtimer, on this CPU */
-	struct irq_work contend_work;	/* contend=1: the API, in the lock */
-	bool armed;			/* contend=1: thread in an API call */
 	bool stop;
 };
 
 static DEFINE_PER_CPU(struct api_cpu, api_cpus);
 static struct cpumask started;
-
-/*
- * contend=1: the next successful trylock of this CPU's thread, until
- * disarm(), sends the irq_work. Only the thread, bound to the CPU, arms
- * its CPU; the kretprobe's handlers run on that CPU, with preemption off.
- */
-/*
- * Only a CPU's own thread, bound to it, arms that CPU: a failed load gives
- * back what it holds from insmod, which may move between CPUs.
- */
-static void arm(void)
-{
-	if (contend && in_task() && is_percpu_thread())
-		WRITE_ONCE(this_cpu_ptr(&api_cpus)->armed, true);
-}
-
-static void disarm(void)
-{
-	if (contend && in_task() && is_percpu_thread())
-		WRITE_ONCE(this_cpu_ptr(&api_cpus)->armed, false);
-}
 
 /* Free what @held holds, filled with a pattern first. */
 static void give_back(struct held *held, bool cold)
@@ -169,12 +126,10 @@ static void give_back(struct held *held, bool cold)
 	for (i = 0; i < held->nr; i++) {
 		memset(page_address(held->pages[i]), 0xa5,
 		       PAGE_SIZE << held->order[i]);
-		arm();
 		if (held->order[i])
 			pcpcache_free_pages(held->pages[i], held->order[i], cold);
 		else
 			pcpcache_free_page(held->pages[i], cold);
-		disarm();
 	}
 	held->nr = 0;
 }
@@ -196,10 +151,8 @@ static void exercise(struct held *held, gfp_t gfp, atomic_long_t *count)
 				     want_init_on_free();
 
 		order = get_random_u32_below(4) ? 0 : get_random_u32_below(4);
-		arm();
 		page = order ? pcpcache_alloc_pages(this_gfp, order, cold) :
 			       pcpcache_alloc_page(this_gfp, cold);
-		disarm();
 		if (!page) {
 			atomic_long_inc(&failed_allocs);
 			continue;
@@ -398,55 +351,6 @@ static void softirq_fn(struct timer_list *t)
 		mod_timer(&ac->timer, jiffies + 1);
 }
 
-/*
- * contend=1: in hard interrupt context (an irq_work), while this CPU's
- * thread holds its magazine's lock under lock=trylock.
- */
-static void contend_fn(struct irq_work *work)
-{
-	struct page *page = pcpcache_alloc_page(GFP_ATOMIC | __GFP_NOWARN, false);
-
-	atomic_long_inc(&contend_calls);
-	if (!page) {
-		atomic_long_inc(&failed_allocs);
-		return;
-	}
-	memset(page_address(page), 0xa5, PAGE_SIZE);
-	pcpcache_free_page(page, false);
-	atomic_long_inc(&contend_calls);
-}
-
-/* Only a trylock of this CPU's thread while armed needs its return seen. */
-static int trylock_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct api_cpu *ac = this_cpu_ptr(&api_cpus);
-
-	return !(in_task() && current == ac->thread && READ_ONCE(ac->armed));
-}
-
-/*
- * The trylock succeeded: send the irq_work, once an API call. Under
- * lock=trylock interrupts are on here and its IPI comes in at once.
- */
-static int trylock_return(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct api_cpu *ac = this_cpu_ptr(&api_cpus);
-
-	if (!regs_return_value(regs))
-		return 0;
-	WRITE_ONCE(ac->armed, false);
-	if (irq_work_queue(&ac->contend_work))
-		atomic_long_inc(&contend_sent);
-	return 0;
-}
-
-static struct kretprobe trylock_probe = {
-	.kp.symbol_name = "_raw_spin_trylock",
-	.entry_handler = trylock_entry,
-	.handler = trylock_return,
-	.maxactive = 2 * NR_CPUS,
-};
-
 static int process_fn(void *data)
 {
 	struct held held = { };
@@ -507,7 +411,6 @@ static int start_cpu(int cpu)
 	hrtimer_init(&ac->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
 	ac->hrtimer.function = hardirq_fn;
 	timer_setup(&ac->timer, softirq_fn, TIMER_PINNED);
-	init_irq_work(&ac->contend_work, contend_fn);
 	ac->thread = kthread_create_on_cpu(process_fn, NULL, cpu,
 					   "pcpcache_api/%u");
 	if (IS_ERR(ac->thread)) {
@@ -570,9 +473,6 @@ static int __init api_test_init(void)
 	if (nolock_frees)
 		return free_nolock_every_cpu();
 
-	/* hard interrupts on PREEMPT_RT may not call the API */
-	if (contend && IS_ENABLED(CONFIG_PREEMPT_RT))
-		return -EOPNOTSUPP;
 	if (nolock) {
 		err = register_nmi_handler(NMI_LOCAL, nmi_fn, 0, "pcpcache_api_test");
 		if (err)
@@ -586,11 +486,6 @@ static int __init api_test_init(void)
 		if (err)
 			break;
 	}
-	if (!err && contend) {
-		err = register_kretprobe(&trylock_probe);
-		if (err)
-			pr_err("no kretprobe on _raw_spin_trylock: %d\n", err);
-	}
 	if (!err)
 		msleep(seconds * 1000);
 	for_each_cpu(cpu, &started)
@@ -598,13 +493,6 @@ static int __init api_test_init(void)
 	/* every hrtimer is done: what they handed on and was not freed */
 	for_each_cpu(cpu, &started)
 		free_handed_blocks(per_cpu_ptr(&api_cpus, cpu));
-	if (contend) {
-		/* after it, no handler runs and no irq_work is sent */
-		if (!err)
-			unregister_kretprobe(&trylock_probe);
-		for_each_cpu(cpu, &started)
-			irq_work_sync(&per_cpu_ptr(&api_cpus, cpu)->contend_work);
-	}
 	if (nolock) {
 		/* an NMI sent before the last timer stopped has arrived by now */
 		msleep(20);
@@ -622,10 +510,6 @@ static int __init api_test_init(void)
 		atomic_long_read(&dirty_pages),
 		atomic_long_read(&foreign_ticks),
 		atomic_long_read(&quiet_cpus));
-	if (contend)
-		pr_info("contend: %ld irq_works sent in the lock, %ld API calls there\n",
-			atomic_long_read(&contend_sent),
-			atomic_long_read(&contend_calls));
 	if (nolock)
 		pr_info("nolock: %ld hardirq, %ld NMI pages, %ld failed; %ld NMIs, %ld pages handed to them\n",
 			atomic_long_read(&nolock_hardirq_pages),
