@@ -411,11 +411,17 @@ static unsigned int pcpcache_block_new(int cpu, gfp_t gfp, unsigned int nr,
 	/*
 	 * The CPU went down or left blocks mode while we split: its drain
 	 * has been, or is waiting for this lock, and takes what is here;
-	 * nothing may be kept after it.
+	 * nothing may be kept after it. Nor after memory going offline
+	 * isolated the block's pageblock while we split: our frozen pages
+	 * looked free to the isolation, and the notifier's drain ran before
+	 * the block was on a list; kept, they would fail every one of
+	 * offline_pages()'s retries. The isolation was set before that drain
+	 * took this lock, so it is seen here.
 	 */
 	if (unlikely(!cpu_online(cpu) ||
 		     READ_ONCE(per_cpu_ptr(&pcpcache_cpus, cpu)->mag.mode) !=
-		     PCPCACHE_MODE_BLOCKS))
+		     PCPCACHE_MODE_BLOCKS ||
+		     pcpcache_page_block_refused(page)))
 		pcpcache_block_detach(r, b, &l);
 	else
 		pcpcache_reserve_bound(r, &l);

@@ -562,7 +562,9 @@ static __always_inline void pcpcache_prep_cached(struct page *page,
 /*
  * The caller's page of a refill from blocks, which is as a cached one: it
  * may have been handed out before. A task bound away from this CPU's node
- * gets one of its policy's instead.
+ * gets one of its policy's instead; a page whose pageblock was isolated
+ * since the block was split (memory going offline) goes back, as a hit
+ * gives back such a cached page.
  */
 static void pcpcache_drop_cached(struct page *page, unsigned int order,
 				 enum pcpcache_stat why);
@@ -572,6 +574,10 @@ static struct page *pcpcache_refilled_from_blocks(struct page *page,
 {
 	if (unlikely(pcpcache_node_forbidden(page_to_nid(page)))) {
 		pcpcache_drop_cached(page, 0, PCPCACHE_ALLOC_POLICY);
+		return pcpcache_alloc_buddy(gfp, 0);
+	}
+	if (unlikely(pcpcache_page_block_refused(page))) {
+		pcpcache_drop_cached(page, 0, PCPCACHE_REFUSED_BLOCK);
 		return pcpcache_alloc_buddy(gfp, 0);
 	}
 	pcpcache_prep_cached(page, 0, gfp);
