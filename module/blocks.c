@@ -41,6 +41,7 @@
  * keeps its clean mark (core.c).
  */
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/gfp.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -326,6 +327,22 @@ static unsigned int pcpcache_reserve_take(struct pcpcache_reserve *r,
 }
 
 /*
+ * Milliseconds a new block's setup waits between its split and its
+ * publishing, when the refill may sleep: failure injection (the
+ * "delay_block_setup" debugfs file), for the preemption a refill can take
+ * there on a preemptible kernel, which tests cannot time.
+ */
+unsigned int pcpcache_delay_block_setup;
+
+static void pcpcache_delay_setup(gfp_t gfp)
+{
+	unsigned int ms = READ_ONCE(pcpcache_delay_block_setup);
+
+	if (unlikely(ms) && gfpflags_allow_blocking(gfp))
+		msleep(ms);
+}
+
+/*
  * Take a new block for @cpu from its node, split it, put @nr pages of it on
  * @pages and the rest at home. The largest order first, without reclaim;
  * the smallest that holds @nr with the refill's own mask, without reclaim
@@ -395,6 +412,8 @@ static unsigned int pcpcache_block_new(int cpu, gfp_t gfp, unsigned int nr,
 			home++;
 		}
 	}
+
+	pcpcache_delay_setup(gfp);
 
 	pcpcache_leftovers_init(&l);
 	raw_spin_lock_irqsave(&r->lock, flags);

@@ -41,6 +41,8 @@ struct pcpcache_reserve {
 #define PCPCACHE_BLOCK_HOLD_MAX		(16 * PCPCACHE_BLOCK_PAGES)
 
 extern unsigned int pcpcache_block_hold;
+/* the "delay_block_setup" debugfs file: failure injection */
+extern unsigned int pcpcache_delay_block_setup;
 
 void pcpcache_reserve_init(struct pcpcache_reserve *r);
 int pcpcache_blocks_ready(void);

@@ -288,6 +288,26 @@ static int fault_refill_store(const struct pcpcache_ctl *ctl, const char *buf,
 	return err;
 }
 
+static size_t delay_block_setup_show(const struct pcpcache_ctl *ctl,
+				     char *buf, size_t size)
+{
+	return scnprintf(buf, size, "%u\n",
+			 READ_ONCE(pcpcache_delay_block_setup));
+}
+
+/* Milliseconds: 0 (the default) to 2000. */
+static int delay_block_setup_store(const struct pcpcache_ctl *ctl,
+				   const char *buf, size_t len)
+{
+	unsigned int val;
+	int err;
+
+	err = store_number(buf, len, 0, 2000, &val);
+	if (!err)
+		WRITE_ONCE(pcpcache_delay_block_setup, val);
+	return err;
+}
+
 #define PCPCACHE_CTL_KNOB(_name, _knob)					\
 	{ .name = _name, .show = knob_show, .store = knob_store,	\
 	  .knob = _knob }
@@ -315,6 +335,8 @@ const struct pcpcache_ctl pcpcache_ctls[] = {
 	{ .name = "drain", .store = drain_store },
 	{ .name = "fault_refill", .show = fault_refill_show,
 	  .store = fault_refill_store, .debugfs_only = true },
+	{ .name = "delay_block_setup", .show = delay_block_setup_show,
+	  .store = delay_block_setup_store, .debugfs_only = true },
 	{ .name = "bench", .show = pcpcache_bench_show,
 	  .store = pcpcache_bench_store, .size = pcpcache_bench_size,
 	  .debugfs_only = true },

@@ -50,12 +50,24 @@
  *                    0 of this CPU, which try orders 9 to 6 for a block
  *                    and fail, must wake no kswapd at an order above 0,
  *                    compact nothing and reclaim nothing directly
+ *   blocks_offline_race  blocks mode, pcpcache's delay_block_setup set
+ *                    (the caller does both), memory block
+ *                    "offline_block" online in ZONE_NORMAL: with every
+ *                    other free pageblock taken, a refill on another CPU
+ *                    splits a block of it and waits before putting it on
+ *                    its lists; meanwhile a thread here takes that memory
+ *                    offline. The write must end, done or EBUSY (the
+ *                    kernel's own pages may keep it online), within
+ *                    OFFLINE_RACE_WAIT_S: a block kept after the
+ *                    isolation holds offline_pages() retrying until a
+ *                    signal (killed here, the case failed)
  *
  * The poisoned pages stay poisoned: the buddy allocator keeps them for
  * good, as it keeps any page memory_failure() marked.
  */
 #include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/fs.h>
 #include <linux/gfp.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
@@ -81,6 +93,15 @@ MODULE_PARM_DESC(test, "the case to run at load; see the top of the file");
 static unsigned int refill;
 module_param(refill, uint, 0444);
 MODULE_PARM_DESC(refill, "the pages a refill takes on CPU 0 (the hwpoison_home case)");
+
+static int offline_block = -1;
+module_param(offline_block, int, 0444);
+MODULE_PARM_DESC(offline_block, "the memory block taken offline (the blocks_offline_race case)");
+static unsigned long offline_pfn, offline_nr;
+module_param(offline_pfn, ulong, 0444);
+MODULE_PARM_DESC(offline_pfn, "its first pfn");
+module_param(offline_nr, ulong, 0444);
+MODULE_PARM_DESC(offline_nr, "its pages");
 
 static unsigned long cma_base, cma_pages;
 module_param(cma_base, ulong, 0444);
@@ -786,6 +807,205 @@ out:
 	return err;
 }
 
+/*
+ * blocks_offline_race. Every free pageblock outside memory block
+ * offline_block is taken, so that a refill of blocks mode on another CPU
+ * splits a block of it; pcpcache's delay_block_setup holds that refill,
+ * sleeping, between the split and the lists, while a thread here writes
+ * "offline" to the block's state: the isolation finds the block's frozen
+ * pages free, and the notifier's drain runs before the block is on a
+ * list. When the refill goes on, the block must go back, and the write
+ * end.
+ */
+#define OFFLINE_RACE_WAIT_S	30
+#define OFFLINE_RACE_ORDER	9	/* PCPCACHE_BLOCK_ORDER */
+#define OFFLINE_RACE_ALLOCS	4096
+
+static struct {
+	struct completion fragmented, refilled, offlined;
+	struct list_head kept;	/* the pageblocks taken, outside the block */
+	unsigned long kept_nr, inside;
+	struct page **pages;	/* the refiller's */
+	int nr;
+	struct task_struct *refiller;
+	unsigned long split_pfn; /* the block its refill split */
+	unsigned int split_order;
+	ssize_t written;	/* the offline write's result */
+} orace;
+
+/* split_page(page, order): the refiller's block */
+static int orace_split_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct page *page = (struct page *)regs_get_kernel_argument(regs, 0);
+
+	if (current == orace.refiller && !orace.split_pfn) {
+		orace.split_order = regs_get_kernel_argument(regs, 1);
+		WRITE_ONCE(orace.split_pfn, page_to_pfn(page));
+	}
+	return 0;
+}
+
+static struct kprobe orace_split_kp = {
+	.symbol_name = "split_page",
+	.pre_handler = orace_split_pre,
+};
+
+static bool orace_inside(struct page *page)
+{
+	unsigned long pfn = page_to_pfn(page);
+
+	return pfn >= offline_pfn && pfn < offline_pfn + offline_nr;
+}
+
+/*
+ * On the other CPU: take every free pageblock but the block's, then
+ * allocate until a refill split a block (of what is left), up to
+ * OFFLINE_RACE_ALLOCS.
+ */
+static int orace_refiller(void *data)
+{
+	gfp_t gfp = (GFP_KERNEL & ~__GFP_RECLAIM) | __GFP_NOWARN;
+	struct page *page, *next;
+	LIST_HEAD(ours);
+
+	while ((page = alloc_pages(gfp, OFFLINE_RACE_ORDER))) {
+		if (orace_inside(page)) {
+			list_add(&page->lru, &ours);
+			orace.inside++;
+		} else {
+			list_add(&page->lru, &orace.kept);
+			orace.kept_nr++;
+		}
+	}
+	list_for_each_entry_safe(page, next, &ours, lru) {
+		list_del(&page->lru);
+		__free_pages(page, OFFLINE_RACE_ORDER);
+	}
+	complete(&orace.fragmented);
+	while (orace.inside && !READ_ONCE(orace.split_pfn) &&
+	       orace.nr < OFFLINE_RACE_ALLOCS) {
+		orace.pages[orace.nr] = pcpcache_alloc_page(GFP_KERNEL, false);
+		if (!orace.pages[orace.nr])
+			break;
+		orace.nr++;
+	}
+	complete(&orace.refilled);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+/* Write "offline" to the block's state, as a user would; killable. */
+static int orace_offliner(void *data)
+{
+	char path[64];
+	struct file *f;
+	loff_t pos = 0;
+
+	allow_signal(SIGKILL);
+	snprintf(path, sizeof(path), "/sys/devices/system/memory/memory%d/state",
+		 offline_block);
+	f = filp_open(path, O_WRONLY, 0);
+	if (IS_ERR(f)) {
+		orace.written = PTR_ERR(f);
+	} else {
+		orace.written = kernel_write(f, "offline", 7, &pos);
+		filp_close(f, NULL);
+	}
+	complete(&orace.offlined);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static int test_blocks_offline_race(void)
+{
+	struct task_struct *refiller, *offliner = NULL;
+	struct page *page, *next;
+	int cpu, i, err = 0;
+
+	if (offline_block < 0 || !offline_nr)
+		return -EINVAL;
+	cpu = cpumask_next(smp_processor_id(), cpu_online_mask);
+	if (cpu >= nr_cpu_ids)
+		cpu = cpumask_first(cpu_online_mask);
+	if (cpu == smp_processor_id()) {
+		pr_info("blocks_offline_race needs two online CPUs\n");
+		return -EOPNOTSUPP;
+	}
+	memset(&orace, 0, sizeof(orace));
+	orace.pages = kvcalloc(OFFLINE_RACE_ALLOCS, sizeof(*orace.pages),
+			       GFP_KERNEL);
+	if (!orace.pages)
+		return -ENOMEM;
+	init_completion(&orace.fragmented);
+	init_completion(&orace.refilled);
+	init_completion(&orace.offlined);
+	INIT_LIST_HEAD(&orace.kept);
+	refiller = kthread_create_on_cpu(orace_refiller, NULL, cpu,
+					 "pcpcache_orace/%u");
+	if (IS_ERR(refiller)) {
+		kvfree(orace.pages);
+		return PTR_ERR(refiller);
+	}
+	orace.refiller = refiller;
+	err = register_kprobe(&orace_split_kp);
+	if (err) {
+		kthread_stop(refiller);
+		kvfree(orace.pages);
+		return err;
+	}
+	wake_up_process(refiller);
+	wait_for_completion(&orace.fragmented);
+	/* inside the refill's delay (1500 ms), after its split */
+	msleep(300);
+	if (orace.inside)
+		offliner = kthread_run(orace_offliner, NULL, "pcpcache_offline");
+	if (IS_ERR(offliner)) {
+		err = PTR_ERR(offliner);
+		offliner = NULL;
+	} else if (offliner &&
+		   !wait_for_completion_timeout(&orace.offlined,
+						OFFLINE_RACE_WAIT_S * HZ)) {
+		pr_err("blocks_offline_race: memory%d was still going offline after %d s\n",
+		       offline_block, OFFLINE_RACE_WAIT_S);
+		err = -EIO;
+		/* offline_pages() gives up on a fatal signal */
+		send_sig(SIGKILL, offliner, 1);
+		wait_for_completion(&orace.offlined);
+	}
+	wait_for_completion(&orace.refilled);
+	unregister_kprobe(&orace_split_kp);
+	kthread_stop(refiller);
+	if (offliner)
+		kthread_stop(offliner);
+	pr_info("blocks_offline_race: %lu pageblocks kept, %lu free in memory%d; after %d allocations on CPU %d a refill split an order-%u block at pfn %#lx; the offline write returned %zd\n",
+		orace.kept_nr, orace.inside, offline_block, orace.nr, cpu,
+		orace.split_order, orace.split_pfn, orace.written);
+	if (!orace.inside) {
+		pr_err("blocks_offline_race: no free pageblock in memory%d\n",
+		       offline_block);
+		err = -EIO;
+	} else if (!orace.split_pfn ||
+		   !orace_inside(pfn_to_page(orace.split_pfn))) {
+		pr_err("blocks_offline_race: the refill split no block of memory%d\n",
+		       offline_block);
+		err = -EIO;
+	} else if (!err && orace.written != 7 && orace.written != -EBUSY) {
+		pr_err("blocks_offline_race: the offline write failed: %zd\n",
+		       orace.written);
+		err = -EIO;
+	}
+	for (i = 0; i < orace.nr; i++)
+		pcpcache_free_page(orace.pages[i], false);
+	kvfree(orace.pages);
+	list_for_each_entry_safe(page, next, &orace.kept, lru) {
+		list_del(&page->lru);
+		__free_pages(page, OFFLINE_RACE_ORDER);
+	}
+	return err;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(void);
@@ -805,6 +1025,7 @@ static const struct {
 	{ "noreclaim", test_noreclaim },
 	{ "blocks_setup_race", test_blocks_setup_race },
 	{ "blocks_gfp", test_blocks_gfp },
+	{ "blocks_offline_race", test_blocks_offline_race },
 };
 
 struct safety_run {

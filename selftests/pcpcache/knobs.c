@@ -105,6 +105,7 @@ static const struct {
 	{ "generation", 0400, 0444 }, { "limits", 0400, 0444 },
 	{ "drain", 0200, 0200 }, { "user", 0600, 0 },
 	{ "fault_refill", 0600, 0 }, { "bench", 0600, 0 },
+	{ "delay_block_setup", 0600, 0 },
 };
 
 FIXTURE(knobs) {
@@ -290,6 +291,7 @@ TEST_F(knobs, bad_writes_change_nothing)
 		{ "config", "mode=split\r\n" }, { "config", "batch=8 batch=8" },
 		{ "config", "batch=8  high=64" }, { "config", "batch=0x8" },
 		{ "fault_refill", "101" }, { "fault_refill", "+5" },
+		{ "delay_block_setup", "2001" }, { "delay_block_setup", "-1" },
 	};
 	struct config before, after;
 	size_t i, k;

@@ -136,6 +136,86 @@ static int offline_block(int kmsg, int block, unsigned long *pfn, bool *again)
 }
 
 /*
+ * Issue 40's defect 4: a refill of blocks mode freezes the pages of a new
+ * block, which look free to isolation, and may be preempted before the
+ * block is on its CPU's lists; memory going offline then isolates the
+ * block's pageblock and drains every CPU before the block is there to
+ * drain. Kept after that, its pages held offline_pages() retrying until a
+ * signal, with the hotplug locks held. The test module makes it happen
+ * (pcpcache's delay_block_setup stands in for the preemption, the module
+ * takes every other free pageblock so that the block is of this memory,
+ * onlined before pcpcache loads: blocks mode's table spans the memory
+ * online at its load) and asserts that the write of "offline" ends, done
+ * or EBUSY; done, the refill's pages of the block must have been refused.
+ */
+FIXTURE(split_offline) {
+	struct pcp_stats st;
+	char why[256];
+	int block;
+};
+
+FIXTURE_SETUP(split_offline)
+{
+	const char *why = pcp_skip_reason();
+
+	self->block = -1;
+	if (why)
+		SKIP(return, "%s", why);
+	if (pcp_nr_cpus() < 2)
+		SKIP(return, "needs two CPUs");
+	if (memory_blocks("offline", &self->block, 1) < 1) {
+		self->block = -1;
+		SKIP(return, "needs a block of hotpluggable memory offline (tools/vm/run --dimm 1024; the other tests keep those the kernel's pages hold online)");
+	}
+	/* before the load: blocks mode's table spans the memory online then */
+	ASSERT_EQ(0, set_block_state(self->block, "online_kernel"));
+	ASSERT_EQ(0, pcp_reload("mode=blocks"));
+}
+
+FIXTURE_TEARDOWN(split_offline)
+{
+	pcp_run("rmmod pcpcache_safety_test 2>/dev/null");
+	if (pcp_exists(PCP_SYSFS)) {
+		pcp_write("delay_block_setup", "0");
+		pcp_run("rmmod pcpcache");
+	}
+	if (self->block >= 0 && block_online(self->block))
+		set_block_state(self->block, "offline");
+	PCP_FAILURE_WINS_OVER_SKIP();
+}
+
+TEST_F_TIMEOUT(split_offline, memory_offline_ends_after_a_block_split_during_it, 300)
+{
+	char extra[128], size[32] = "";
+	long long refused, refills;
+	unsigned long pages;
+
+	ASSERT_LT(0, pcp_read_file(MEMORY_DIR "/block_size_bytes", size, sizeof(size)));
+	pages = strtoul(size, NULL, 16) / sysconf(_SC_PAGESIZE);
+	ASSERT_LT(0, pages);
+	ASSERT_EQ(0, pcp_write("drain", "1"));
+	ASSERT_EQ(0, pcp_read_stats(&self->st));
+	refused = pcp_stat(&self->st, "refused_block");
+	refills = pcp_stat(&self->st, "block_refills");
+	ASSERT_EQ(0, pcp_write("delay_block_setup", "1500"));
+	snprintf(extra, sizeof(extra), "offline_block=%d offline_pfn=%lu offline_nr=%lu",
+		 self->block, self->block * pages, pages);
+	EXPECT_EQ(0, pcp_run_safety_case("memory_offline", "blocks_offline_race", extra));
+	ASSERT_EQ(0, pcp_write("delay_block_setup", "0"));
+	pcp_wait_books_balance(self->why, sizeof(self->why));
+	ASSERT_BOOKS_BALANCE();
+	refused = pcp_stat(&self->st, "refused_block") - refused;
+	refills = pcp_stat(&self->st, "block_refills") - refills;
+	TH_LOG("memory%d %s; %lld blocks split, %lld pages of them refused",
+	       self->block, block_online(self->block) ?
+	       "kept online by the kernel's own pages (EBUSY)" : "went offline",
+	       refills, refused);
+	/* offline: the refill's block was of it, and its pages went back */
+	if (!block_online(self->block))
+		EXPECT_LT(0, refused);
+}
+
+/*
  * Memory going offline: a block of hotplugged memory is onlined in
  * ZONE_NORMAL, every magazine is filled (filling takes pageblocks of it
  * for unmovable allocations), and it must go offline again, which it

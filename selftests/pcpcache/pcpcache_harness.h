@@ -8,6 +8,10 @@
 #ifndef _PCPCACHE_HARNESS_H
 #define _PCPCACHE_HARNESS_H
 
+#include <libgen.h>
+#include <limits.h>
+#include <unistd.h>
+
 #include "kselftest_harness.h"
 #include "pcpcache_util.h"
 
@@ -76,5 +80,38 @@
 	EXPECT_TRUE(pcp_page_audit(self->why, sizeof(self->why))) {	\
 		TH_LOG("%s", self->why);				\
 	}
+
+/*
+ * Run @test of the test module pcpcache_safety_test.ko, installed next to
+ * this program, with the module parameters @extra (or NULL): 0 when it
+ * passed. The guest's insmod (busybox) runs a module init that failed a
+ * second time and says how that run went: the log after a marker of
+ * @who's must have no FAILED line of the case either.
+ */
+static inline int pcp_run_safety_case(const char *who, const char *test,
+				      const char *extra)
+{
+	char exe[PATH_MAX], ko[PATH_MAX + 32];
+	ssize_t n;
+	int status;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return -1;
+	exe[n] = '\0';
+	snprintf(ko, sizeof(ko), "%s/pcpcache_safety_test.ko", dirname(exe));
+	if (!pcp_exists(ko))
+		return -1;
+	pcp_run("echo '%s: %s %d' > /dev/kmsg", who, test, getpid());
+	status = pcp_run("insmod %s test=%s %s", ko, test, extra ? extra : "");
+	pcp_run("dmesg | grep '%s:' | tail -n 6", test);
+	if (status == 0) {
+		pcp_run("rmmod pcpcache_safety_test");
+		if (pcp_run("dmesg | sed -n '/%s: %s %d$/,$p' | grep -q '%s: FAILED'",
+			    who, test, getpid(), test) == 0)
+			status = EIO;
+	}
+	return status;
+}
 
 #endif /* _PCPCACHE_HARNESS_H */

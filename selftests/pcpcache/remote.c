@@ -14,7 +14,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -527,37 +526,6 @@ TEST_F(blocks, block_hold_bounds_what_is_at_home)
 }
 
 /*
- * Run a case of the test module pcpcache_safety_test.ko, installed next to
- * this program: 0 when it passed. The guest's insmod (busybox) runs a
- * module init that failed a second time and says how that run went: the
- * log after a marker of ours must have no FAILED line of the case either.
- */
-static int run_safety_case(const char *test)
-{
-	char exe[PATH_MAX], ko[PATH_MAX + 32];
-	ssize_t n;
-	int status;
-
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return -1;
-	exe[n] = '\0';
-	snprintf(ko, sizeof(ko), "%s/pcpcache_safety_test.ko", dirname(exe));
-	if (!pcp_exists(ko))
-		return -1;
-	pcp_run("echo 'remote: %s %d' > /dev/kmsg", test, getpid());
-	status = pcp_run("insmod %s test=%s", ko, test);
-	pcp_run("dmesg | grep '%s:' | tail -n 6", test);
-	if (status == 0) {
-		pcp_run("rmmod pcpcache_safety_test");
-		if (pcp_run("dmesg | sed -n '/remote: %s %d$/,$p' | grep -q '%s: FAILED'",
-			    test, getpid(), test) == 0)
-			status = EIO;
-	}
-	return status;
-}
-
-/*
  * On a machine whose every free pageblock the test module broke, a refill
  * takes a block below order 9; the refilling CPU is held inside
  * split_page() while the first page of the same pageblock, not the
@@ -569,7 +537,7 @@ static int run_safety_case(const char *test)
 TEST_F(blocks, a_free_into_a_block_being_set_up_is_not_taken_home)
 {
 	ASSERT_EQ(0, pcp_write("drain", "1"));
-	ASSERT_EQ(0, run_safety_case("blocks_setup_race"));
+	ASSERT_EQ(0, pcp_run_safety_case("remote", "blocks_setup_race", NULL));
 	ASSERT_BOOKS_BALANCE();
 	ASSERT_EQ(0, pcp_write("drain", "1"));
 	ASSERT_BOOKS_BALANCE();
@@ -586,7 +554,7 @@ TEST_F(blocks, a_free_into_a_block_being_set_up_is_not_taken_home)
 TEST_F(blocks, a_refill_that_finds_no_block_wakes_and_compacts_nothing)
 {
 	ASSERT_EQ(0, pcp_write("drain", "1"));
-	ASSERT_EQ(0, run_safety_case("blocks_gfp"));
+	ASSERT_EQ(0, pcp_run_safety_case("remote", "blocks_gfp", NULL));
 	ASSERT_BOOKS_BALANCE();
 }
 
