@@ -33,6 +33,7 @@
 #include <linux/page_ref.h>
 #include <linux/random.h>
 #include <linux/sched/mm.h>
+#include <linux/workqueue.h>
 #include <linux/pcpcache.h>
 
 #include "blocks.h"
@@ -1089,10 +1090,20 @@ EXPORT_SYMBOL_GPL(pcpcache_free_page);
  * allocation fails and every free is left to the irq_work. On
  * PREEMPT_RT, where the lock sleeps, hard interrupt and NMI context are
  * refused the same way, as the kernel's calls refuse them.
+ *
+ * On PREEMPT_RT an irq_work not marked hard runs in the CPU's irq_work
+ * thread, which is parked before the CPU dies: one queued late would
+ * never run, and irq_work_sync() at unload would wait for it for good. So
+ * there the irq_work is a hard one, run by a dying CPU too, and only
+ * queues a work item (whose lock may sleep) that does the freeing; a
+ * work item of a CPU gone down runs on another. Whatever is still on a
+ * dead CPU's list, pcpcache_cpu_dead() frees.
  */
 struct pcpcache_deferred {
 	struct llist_head pages;	/* through page->lru, as transit's */
 	struct irq_work work;
+	struct work_struct rt_work;	/* PREEMPT_RT: what work queues */
+	int cpu;
 };
 
 static DEFINE_PER_CPU(struct pcpcache_deferred, pcpcache_deferred);
@@ -1140,8 +1151,21 @@ static void pcpcache_deferred_run(struct pcpcache_deferred *d, int cpu)
 
 static void pcpcache_deferred_work(struct irq_work *work)
 {
-	pcpcache_deferred_run(container_of(work, struct pcpcache_deferred, work),
-			      raw_smp_processor_id());
+	struct pcpcache_deferred *d = container_of(work, struct pcpcache_deferred,
+						   work);
+
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		queue_work_on(d->cpu, system_wq, &d->rt_work);
+	else
+		pcpcache_deferred_run(d, d->cpu);
+}
+
+static void pcpcache_deferred_rt_work(struct work_struct *work)
+{
+	struct pcpcache_deferred *d = container_of(work, struct pcpcache_deferred,
+						   rt_work);
+
+	pcpcache_deferred_run(d, d->cpu);
 }
 
 /* A page a _nolock() free cannot take now, with its reference: later. */
@@ -1188,7 +1212,12 @@ void pcpcache_deferred_init(void)
 		struct pcpcache_deferred *d = per_cpu_ptr(&pcpcache_deferred, cpu);
 
 		init_llist_head(&d->pages);
-		init_irq_work(&d->work, pcpcache_deferred_work);
+		if (IS_ENABLED(CONFIG_PREEMPT_RT))
+			d->work = IRQ_WORK_INIT_HARD(pcpcache_deferred_work);
+		else
+			init_irq_work(&d->work, pcpcache_deferred_work);
+		INIT_WORK(&d->rt_work, pcpcache_deferred_rt_work);
+		d->cpu = cpu;
 	}
 }
 
@@ -1197,8 +1226,19 @@ void pcpcache_deferred_sync(void)
 {
 	int cpu;
 
-	for_each_possible_cpu(cpu)
-		irq_work_sync(&per_cpu_ptr(&pcpcache_deferred, cpu)->work);
+	for_each_possible_cpu(cpu) {
+		struct pcpcache_deferred *d = per_cpu_ptr(&pcpcache_deferred, cpu);
+
+		irq_work_sync(&d->work);
+		if (IS_ENABLED(CONFIG_PREEMPT_RT))
+			flush_work(&d->rt_work);
+	}
+}
+
+/* What was left to a CPU that died since: freed here, by the caller. */
+void pcpcache_deferred_dead(int cpu)
+{
+	pcpcache_deferred_run(per_cpu_ptr(&pcpcache_deferred, cpu), cpu);
 }
 
 /* The pages on @cpu's deferred list; the audit's, with every CPU stopped. */

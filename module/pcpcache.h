@@ -56,6 +56,7 @@ void pcpcache_count_drained(int cpu, unsigned int nr,
 			    enum pcpcache_drain_why why);
 void pcpcache_deferred_init(void);
 void pcpcache_deferred_sync(void);
+void pcpcache_deferred_dead(int cpu);
 unsigned int pcpcache_deferred_pages(int cpu);
 
 /* request.c: reaching other CPUs' magazines */

@@ -501,6 +501,8 @@ int pcpcache_cpu_dead(unsigned int cpu)
 		.why = PCPCACHE_DRAIN_CPU_DEAD,
 	};
 
+	/* what was left to its irq_work (on PREEMPT_RT, maybe never run) */
+	pcpcache_deferred_dead(cpu);
 	mutex_lock(&pcpcache_hotplug_mutex);
 	cpumask_clear_cpu(cpu, &pcpcache_cpus_up);
 	pcpcache_carry_out(cpu, pcpcache_hotplug_reach(), &rq);

@@ -24,10 +24,18 @@
  * process context, take N pages with pcpcache_alloc_page() and give them
  * all back with pcpcache_free_page_nolock(), for the selftest to find
  * every magazine within its high mark afterwards.
+ *
+ * With dying_frees=N and dying_cpu=C it does only this instead: take N
+ * pages, and stay loaded with a kprobe on smpcfd_dying_cpu(), through
+ * which CPU C, when it goes down, frees them with
+ * pcpcache_free_page_nolock(), interrupts off, its irq_work about to run
+ * for the last time: the frees pcpcache defers there must not be lost
+ * with the CPU, nor keep the unload waiting.
  */
 #include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
+#include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -91,6 +99,13 @@ module_param_cb(handed_blocks, &counter_ops, &handed_blocks, 0444);
 static unsigned int nolock_frees;
 module_param(nolock_frees, uint, 0444);
 MODULE_PARM_DESC(nolock_frees, "only free this many pages with the _nolock() API on each CPU");
+
+static unsigned int dying_frees;
+module_param(dying_frees, uint, 0444);
+MODULE_PARM_DESC(dying_frees, "only free this many pages with the _nolock() API on dying_cpu as it dies");
+static int dying_cpu = -1;
+module_param(dying_cpu, int, 0444);
+MODULE_PARM_DESC(dying_cpu, "the CPU of dying_frees");
 
 /* Blocks one context holds, and their orders; only that context touches it. */
 struct held {
@@ -451,6 +466,63 @@ static long free_nolock_fn(void *arg)
 	return nr;
 }
 
+/* dying_frees=N: the pages, and whether the dying CPU freed them */
+static LIST_HEAD(dying_pages);
+static atomic_t dying_done;
+
+/* smpcfd_dying_cpu(cpu), on the CPU going down, interrupts off */
+static int dying_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct page *page, *next;
+
+	if (smp_processor_id() != dying_cpu || atomic_xchg(&dying_done, 1))
+		return 0;
+	list_for_each_entry_safe(page, next, &dying_pages, lru) {
+		list_del(&page->lru);
+		pcpcache_free_page_nolock(page);
+		atomic_long_inc(&nolock_freed);
+	}
+	return 0;
+}
+
+static struct kprobe dying_kp = {
+	.symbol_name = "smpcfd_dying_cpu",
+	.pre_handler = dying_pre,
+};
+
+/* What the dying CPU did not free (it never went down): back now. */
+static void free_dying_pages(void)
+{
+	struct page *page, *next;
+
+	list_for_each_entry_safe(page, next, &dying_pages, lru) {
+		list_del(&page->lru);
+		pcpcache_free_page(page, false);
+	}
+}
+
+static int free_nolock_when_dying(void)
+{
+	struct page *page;
+	unsigned int i;
+	int err;
+
+	if (dying_cpu < 0 || dying_cpu >= nr_cpu_ids)
+		return -EINVAL;
+	for (i = 0; i < dying_frees; i++) {
+		page = pcpcache_alloc_page(GFP_KERNEL | __GFP_NOWARN, false);
+		if (!page)
+			break;
+		list_add(&page->lru, &dying_pages);
+	}
+	err = register_kprobe(&dying_kp);
+	if (err) {
+		pr_err("no kprobe on smpcfd_dying_cpu: %d\n", err);
+		free_dying_pages();
+	}
+	return err;
+}
+
 /* nolock_frees=N: free_nolock_fn() on every online CPU, one at a time. */
 static int free_nolock_every_cpu(void)
 {
@@ -472,6 +544,8 @@ static int __init api_test_init(void)
 
 	if (nolock_frees)
 		return free_nolock_every_cpu();
+	if (dying_frees)
+		return free_nolock_when_dying();
 
 	if (nolock) {
 		err = register_nmi_handler(NMI_LOCAL, nmi_fn, 0, "pcpcache_api_test");
@@ -524,6 +598,10 @@ static int __init api_test_init(void)
 
 static void __exit api_test_exit(void)
 {
+	if (dying_frees) {
+		unregister_kprobe(&dying_kp);
+		free_dying_pages();
+	}
 }
 
 module_init(api_test_init);

@@ -311,6 +311,57 @@ static int cpus_over_high(int offline, long *cached)
 	return over;
 }
 
+/* _nolock() frees on a CPU as it dies */
+#define DYING_FREES	64
+
+/*
+ * Issue 40's defect 6: frees that pcpcache_free_page_nolock() leaves to
+ * the irq_work of a CPU going down, made by the test module as the CPU
+ * runs smpcfd_dying_cpu() (dying_frees=N: interrupts off, its irq_work
+ * about to run for the last time). On PREEMPT_RT an irq_work not marked
+ * hard runs in a thread that was parked by then: the pages stayed on the
+ * dead CPU's list and rmmod waited in irq_work_sync() for good. With the
+ * CPU still down, nothing may be left on a deferred list (the audit
+ * walks them), the books must balance with nothing held, and both
+ * modules must unload.
+ */
+TEST_F(nolock, frees_on_a_dying_cpu_given_back)
+{
+	int cpu = pcp_nr_cpus() - 1;
+	char path[256], lock[32] = "";
+	long long deferred;
+
+	if (cpu < 1)
+		SKIP(return, "needs two CPUs");
+	pcp_path(path, sizeof(path), "lock");
+	ASSERT_LT(0, pcp_read_file(path, lock, sizeof(lock)));
+	ASSERT_EQ(0, pcp_read_stats(&self->st));
+	deferred = pcp_stat(&self->st, "nolock_deferred");
+	ASSERT_EQ(0, pcp_run("insmod %s dying_frees=%d dying_cpu=%d", self->ko,
+			     DYING_FREES, cpu)) {
+		TH_LOG("insmod failed; see dmesg");
+	}
+	ASSERT_EQ(0, pcp_cpu_set_online(cpu, false));
+	EXPECT_EQ(DYING_FREES, param("nolock_freed"));
+	/* a deferred page is held until its free runs */
+	pcp_wait_books_balance(self->why, sizeof(self->why));
+	ASSERT_BOOKS_BALANCE();
+	EXPECT_EQ(0, pcp_stat(&self->st, "held"));
+	deferred = pcp_stat(&self->st, "nolock_deferred") - deferred;
+	TH_LOG("lock %.*s: %lld of %d frees on the dying CPU deferred",
+	       (int)strcspn(lock, "\n"), lock, deferred, DYING_FREES);
+	/*
+	 * no lock to try: every one of them was left to the irq_work (in
+	 * remote mode they go home to the CPU that took them instead)
+	 */
+	if (!strncmp(lock, "local", 5) && !strcmp(variant->mode, "single"))
+		EXPECT_EQ(DYING_FREES, deferred);
+	ASSERT_EQ(0, pcp_run("rmmod " API_TEST));
+	/* with the CPU down: the deferred frees are done, nothing waits */
+	EXPECT_EQ(0, pcp_run("rmmod pcpcache"));
+	ASSERT_EQ(0, pcp_cpu_set_online(cpu, true));
+}
+
 /*
  * Many _nolock() frees in a row from process context (nolock_frees=N) are
  * trimmed as many ordinary frees are: every magazine ends within its high
@@ -390,12 +441,6 @@ FIXTURE_VARIANT_ADD(contend, remote) { .mode = "remote" };
 
 FIXTURE_SETUP(contend)
 {
-	struct utsname u;
-
-	ASSERT_EQ(0, uname(&u));
-	/* its hrtimers' calls are not in hard interrupt context there */
-	if (strstr(u.version, "PREEMPT_RT"))
-		SKIP(return, "hard interrupts may not call the API on PREEMPT_RT");
 	API_SETUP(self->ko, variant->mode);
 }
 
@@ -410,8 +455,17 @@ TEST_F(contend, hardirq_in_the_lock_fails_trylock_under_trylock)
 {
 	long long task, soft, hard, nmi;
 	char path[256], lock[32] = "";
+	struct utsname u;
 	bool trylock;
 
+	/*
+	 * Here, not in the setup: 6.1's harness runs a test whose setup
+	 * skipped. Its hrtimers' calls are not in hard interrupt context on
+	 * PREEMPT_RT.
+	 */
+	ASSERT_EQ(0, uname(&u));
+	if (strstr(u.version, "PREEMPT_RT"))
+		SKIP(return, "hard interrupts may not call the API on PREEMPT_RT");
 	pcp_path(path, sizeof(path), "lock");
 	ASSERT_LT(0, pcp_read_file(path, lock, sizeof(lock)));
 	trylock = !strncmp(lock, "trylock", 7);
