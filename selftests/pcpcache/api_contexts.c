@@ -327,7 +327,7 @@ static int cpus_over_high(int offline, long *cached)
  */
 TEST_F(nolock, frees_on_a_dying_cpu_given_back)
 {
-	int cpu = pcp_nr_cpus() - 1;
+	int cpu = pcp_nr_cpus() - 1, rc;
 	char path[256], lock[32] = "";
 	long long deferred;
 
@@ -337,8 +337,12 @@ TEST_F(nolock, frees_on_a_dying_cpu_given_back)
 	ASSERT_LT(0, pcp_read_file(path, lock, sizeof(lock)));
 	ASSERT_EQ(0, pcp_read_stats(&self->st));
 	deferred = pcp_stat(&self->st, "nolock_deferred");
-	ASSERT_EQ(0, pcp_run("insmod %s dying_frees=%d dying_cpu=%d", self->ko,
-			     DYING_FREES, cpu)) {
+	rc = pcp_run("insmod %s dying_frees=%d dying_cpu=%d", self->ko,
+		     DYING_FREES, cpu);
+	/* no kprobes: the debug kernel is built without them */
+	if (rc == EOPNOTSUPP)
+		SKIP(return, "the test module cannot probe smpcfd_dying_cpu() here (see dmesg)");
+	ASSERT_EQ(0, rc) {
 		TH_LOG("insmod failed; see dmesg");
 	}
 	ASSERT_EQ(0, pcp_cpu_set_online(cpu, false));
