@@ -46,20 +46,27 @@ static_assert(NR_PAGEBLOCK_BITS == 4, "pcpcache_page_block_refused() reads 4 bit
  * so this reads the pageblock bitmap of the page's memory section as that
  * function does under SPARSEMEM; only in zones that have such blocks.
  */
-static inline bool pcpcache_page_block_refused(struct page *page)
+static inline bool pcpcache_page_block_lookup(struct page *page)
 {
-	struct zone *zone = page_zone(page);
 	unsigned long pfn, bitidx, word;
 	int migratetype;
 
-	if (likely(!has_isolate_pageblock(zone) && !zone_cma_pages(zone)))
-		return false;
 	pfn = page_to_pfn(page);
 	bitidx = ((pfn & (PAGES_PER_SECTION - 1)) >> pageblock_order) *
 		 NR_PAGEBLOCK_BITS;
 	word = READ_ONCE(section_to_usemap(__pfn_to_section(pfn))[bitidx / BITS_PER_LONG]);
 	migratetype = (word >> (bitidx % BITS_PER_LONG)) & MIGRATETYPE_MASK;
 	return is_migrate_cma(migratetype) || is_migrate_isolate(migratetype);
+}
+
+/* Inline on the fast path: one test of the zone when it has no such block. */
+static __always_inline bool pcpcache_page_block_refused(struct page *page)
+{
+	struct zone *zone = page_zone(page);
+
+	if (likely(!has_isolate_pageblock(zone) && !zone_cma_pages(zone)))
+		return false;
+	return pcpcache_page_block_lookup(page);
 }
 
 /*

@@ -73,7 +73,8 @@ static bool pcpcache_passing_through(void)
  */
 static __always_inline bool pcpcache_routing_frees(void)
 {
-	return mag_routes_frees(this_cpu_read(pcpcache_cpus.mag.mode));
+	return static_branch_unlikely(&pcpcache_routing) &&
+	       mag_routes_frees(this_cpu_read(pcpcache_cpus.mag.mode));
 }
 
 /* ... and for blocks mode, whose refills of order 0 come from blocks */
@@ -85,7 +86,8 @@ static __always_inline bool pcpcache_cutting_blocks(void)
 /* Whether a magazine notes the owner of what it caches; under its lock. */
 static __always_inline bool pcpcache_owner_noted(const struct pcpcache_mag *mag)
 {
-	return mag_routes_frees(mag->mode);
+	return static_branch_unlikely(&pcpcache_routing) &&
+	       mag_routes_frees(mag->mode);
 }
 
 /*
@@ -95,7 +97,8 @@ static __always_inline bool pcpcache_owner_noted(const struct pcpcache_mag *mag)
  */
 static __always_inline bool pcpcache_transit_waiting(void)
 {
-	return !llist_empty(&raw_cpu_ptr(&pcpcache_cpus)->transit.blocks);
+	return static_branch_unlikely(&pcpcache_routing) &&
+	       !llist_empty(&raw_cpu_ptr(&pcpcache_cpus)->transit.blocks);
 }
 
 /* Whether a page of the block is marked poisoned. */
@@ -714,17 +717,21 @@ static noinline bool pcpcache_task_excludes_node(int nid)
 	}
 }
 
-/* Called pinned, under the lock; one test on a machine of one node. */
-static bool pcpcache_placement_allowed(void)
+static noinline bool pcpcache_task_may_use_node(void)
 {
-	int nid;
+	int nid = numa_mem_id();
 
-	if (nr_node_ids == 1 || !in_task())
-		return true;
-	nid = numa_mem_id();
 	if (likely(!current->mempolicy && node_isset(nid, cpuset_current_mems_allowed)))
 		return true;
 	return !pcpcache_task_excludes_node(nid);
+}
+
+/* Called pinned, under the lock; one test on a machine of one node. */
+static __always_inline bool pcpcache_placement_allowed(void)
+{
+	if (nr_node_ids == 1 || !in_task())
+		return true;
+	return pcpcache_task_may_use_node();
 }
 
 /*
@@ -859,7 +866,7 @@ static __always_inline struct page *pcpcache_alloc(gfp_t gfp, unsigned int order
 	}
 
 	pcpcache_prep_cached(page, order, gfp);
-	pcpcache_count(PCPCACHE_ALLOC_HIT, 1U << order);
+	/* alloc_hit is derived on read, from orderN_hit */
 	pcpcache_count(PCPCACHE_ORDER_HIT + order, 1);
 	if (cold)
 		pcpcache_count(PCPCACHE_ALLOC_COLD, 1U << order);
@@ -879,6 +886,48 @@ struct page *pcpcache_alloc_page(gfp_t gfp, bool cold)
 EXPORT_SYMBOL_GPL(pcpcache_alloc_page);
 
 /*
+ * The rules a freed block must pass to be cached, each word they test
+ * read once, as free_page_is_bad() tests PAGE_FLAGS_CHECK_AT_FREE: the
+ * flags (a head, a poisoned page, the zone), compound_head, which shares
+ * its word with the list node (bit 0 a tail, bit 1 a page of the emergency
+ * reserves), and the memory cgroup's word. pcpcache_refusal_why() says
+ * which rule a refused block broke.
+ */
+static __always_inline bool pcpcache_page_plain(struct page *page)
+{
+	unsigned long flags = page->flags;
+
+	if (flags & (1UL << PG_head | __PG_HWPOISON))
+		return false;
+	if (((flags >> ZONES_PGSHIFT) & ZONES_MASK) > ZONE_NORMAL)
+		return false;
+	if (READ_ONCE(page->compound_head) & 3)
+		return false;
+#ifdef CONFIG_MEMCG
+	if (page->memcg_data & MEMCG_DATA_KMEM)
+		return false;
+#endif
+	return true;
+}
+
+/* The counter of the rule a block broke, or PCPCACHE_NR_STATS: none. */
+static noinline enum pcpcache_stat
+pcpcache_refusal_why(struct page *page, unsigned int order)
+{
+	if (PageCompound(page))
+		return PCPCACHE_REFUSED_COMPOUND;
+	if (pcpcache_block_poisoned(page, order))
+		return PCPCACHE_REFUSED_HWPOISON;
+	/* page_pool's rule: a page from the emergency reserves goes back */
+	if (page_is_pfmemalloc(page))
+		return PCPCACHE_REFUSED_PFMEMALLOC;
+	/* not from a zone every caller may be given, or charged to a cgroup */
+	if (page_zonenum(page) > ZONE_NORMAL || PageMemcgKmem(page))
+		return PCPCACHE_REFUSED_OTHER;
+	return PCPCACHE_NR_STATS;
+}
+
+/*
  * Why a freed block may not be cached: the counter that says so, or
  * PCPCACHE_NR_STATS when it may. Read before the list node overwrites
  * page->lru, which holds the compound and pfmemalloc marks. CMA and
@@ -887,17 +936,10 @@ EXPORT_SYMBOL_GPL(pcpcache_alloc_page);
 static __always_inline enum pcpcache_stat
 pcpcache_refusal(struct page *page, unsigned int order)
 {
-	if (unlikely(PageCompound(page)))
-		return PCPCACHE_REFUSED_COMPOUND;
-	if (unlikely(pcpcache_block_poisoned(page, order)))
-		return PCPCACHE_REFUSED_HWPOISON;
-	/* page_pool's rule: a page from the emergency reserves goes back */
-	if (unlikely(page_is_pfmemalloc(page)))
-		return PCPCACHE_REFUSED_PFMEMALLOC;
-	/* not from a zone every caller may be given, or charged to a cgroup */
-	if (unlikely(page_zonenum(page) > ZONE_NORMAL || PageMemcgKmem(page)))
-		return PCPCACHE_REFUSED_OTHER;
-	return PCPCACHE_NR_STATS;
+	if (likely(pcpcache_page_plain(page) &&
+		   (!order || !pcpcache_block_poisoned(page, order))))
+		return PCPCACHE_NR_STATS;
+	return pcpcache_refusal_why(page, order);
 }
 
 static noinline void pcpcache_free_buddy(struct page *page, unsigned int order)
@@ -994,10 +1036,11 @@ static __always_inline void pcpcache_free(struct page *page, unsigned int order,
 	unsigned long flags;
 
 	pcpcache_check_free_context();
-	pcpcache_count(PCPCACHE_FREE, 1U << order);
 	if (cold)
 		pcpcache_count(PCPCACHE_FREE_COLD, 1U << order);
+	/* free is derived on read: orderN_free, and here what is larger */
 	if (unlikely(order >= PCPCACHE_NR_ORDERS)) {
+		pcpcache_count(PCPCACHE_FREE, 1U << order);
 		pcpcache_free_buddy(page, order);
 		return;
 	}
@@ -1142,7 +1185,6 @@ static void pcpcache_deferred_run(struct pcpcache_deferred *d, int cpu)
 			pcpcache_free(page, 0, false);
 			continue;
 		}
-		pcpcache_count(PCPCACHE_FREE, 1);
 		pcpcache_count(PCPCACHE_ORDER_FREE, 1);
 		pcpcache_free_refused(page, 0, why);
 	}
@@ -1323,7 +1365,6 @@ struct page *pcpcache_alloc_page_nolock(bool cold)
 	if (!page)
 		goto fail;
 	pcpcache_prep_cached(page, 0, GFP_NOWAIT);
-	pcpcache_count(PCPCACHE_ALLOC_HIT, 1);
 	pcpcache_count(PCPCACHE_ORDER_HIT, 1);
 	if (cold)
 		pcpcache_count(PCPCACHE_ALLOC_COLD, 1);
@@ -1402,7 +1443,6 @@ void pcpcache_free_page_nolock(struct page *page)
 		return;
 	}
 freed:
-	pcpcache_count(PCPCACHE_FREE, 1);
 	pcpcache_count(PCPCACHE_ORDER_FREE, 1);
 }
 EXPORT_SYMBOL_GPL(pcpcache_free_page_nolock);

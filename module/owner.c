@@ -38,6 +38,7 @@
 #include "pcpcache_trace.h"
 
 struct pcpcache_owners pcpcache_owners;
+DEFINE_STATIC_KEY_FALSE(pcpcache_routing);
 
 static_assert(CONFIG_NR_CPUS < U16_MAX, "an owner entry is a u16");
 
@@ -88,6 +89,8 @@ int pcpcache_owners_ready(void)
 	pcpcache_owners.len = end - start;
 	/* the bounds before the table, for lockless readers */
 	smp_store_release(&pcpcache_owners.cpu, table);
+	/* synchronous: every CPU routes frees before any mode asks it to */
+	static_branch_enable(&pcpcache_routing);
 	return 0;
 }
 

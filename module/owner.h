@@ -7,6 +7,7 @@
 #define _PCPCACHE_OWNER_H
 
 #include <linux/compiler.h>
+#include <linux/jump_label.h>
 #include <linux/mm.h>
 
 #include "magazine.h"
@@ -24,6 +25,13 @@ struct pcpcache_owners {
 };
 
 extern struct pcpcache_owners pcpcache_owners;
+
+/*
+ * On from the first time the owner table exists (before remote or blocks
+ * mode is first put in force) until unload: a machine that never routes a
+ * free pays no test of the mode for it on the fast path.
+ */
+DECLARE_STATIC_KEY_FALSE(pcpcache_routing);
 
 static __always_inline u16 *pcpcache_owner_slot(struct page *page)
 {

@@ -93,16 +93,23 @@ void pcpcache_note_shrink_time(s64 ns)
 }
 
 /*
- * Every counter of one CPU. alloc is not counted but derived, alloc_hit +
- * alloc_miss: one counter update less on the allocation path.
+ * Every counter of one CPU. Three are derived, so that a hit and a free
+ * each update one counter: alloc_hit from orderN_hit, free from orderN_free
+ * and the pages of larger blocks (the only ones counted as free), alloc
+ * from alloc_hit + alloc_miss.
  */
 static void pcpcache_stats_cpu(int cpu, unsigned long val[PCPCACHE_NR_STATS])
 {
 	const struct pcpcache_stats *s = per_cpu_ptr(&pcpcache_stats, cpu);
+	unsigned int order;
 	int i;
 
 	for (i = 0; i < PCPCACHE_NR_STATS; i++)
 		val[i] = READ_ONCE(s->count[i]);
+	for (order = 0; order < PCPCACHE_NR_ORDERS; order++) {
+		val[PCPCACHE_ALLOC_HIT] += val[PCPCACHE_ORDER_HIT + order] << order;
+		val[PCPCACHE_FREE] += val[PCPCACHE_ORDER_FREE + order] << order;
+	}
 	val[PCPCACHE_ALLOC] = val[PCPCACHE_ALLOC_HIT] + val[PCPCACHE_ALLOC_MISS];
 }
 
@@ -125,7 +132,7 @@ void pcpcache_stats_sum(unsigned long sum[PCPCACHE_NR_STATS])
 
 /**
  * pcpcache_stat_sum - one counter summed over all CPUs
- * @item: which
+ * @item: which, not one of the derived (pcpcache_stats_cpu())
  *
  * Return: its sum now, read without stopping anyone from counting.
  */

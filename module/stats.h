@@ -13,12 +13,13 @@
 /* The order is the order of /sys/kernel/debug/pcpcache/stats. */
 enum pcpcache_stat {
 	PCPCACHE_ALLOC,		/* pages handed out: derived, hit + miss */
-	PCPCACHE_ALLOC_HIT,	/* ... taken from a magazine */
+	PCPCACHE_ALLOC_HIT,	/* ... taken from a magazine: derived */
 	PCPCACHE_ALLOC_MISS,	/* ... taken from the buddy allocator */
 	PCPCACHE_ALLOC_COLD,	/* ... asked for cold */
 	PCPCACHE_ALLOC_FAIL,	/* allocations that returned NULL */
 	PCPCACHE_ALLOC_ZEROED,	/* pages pcpcache cleared itself */
-	PCPCACHE_FREE,		/* pages given back by users */
+	PCPCACHE_FREE,		/* pages given back by users: derived, */
+				/* counted only above the cached orders */
 	PCPCACHE_FREE_COLD,	/* ... freed cold */
 	PCPCACHE_REFILL,	/* batches taken from the buddy allocator */
 	PCPCACHE_REFILL_PAGES,	/* ... and the pages in them */
