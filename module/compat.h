@@ -34,9 +34,9 @@ static inline unsigned int pcpcache_bulk_alloc(gfp_t gfp, unsigned int nr,
 #endif
 /* Checked against 6.1 and 6.12; later kernels change the pageblock bits. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
-#error "check pcpcache_page_block_refused() against this kernel's get_pfnblock_flags_mask()"
+#error "check pcpcache_page_block_lookup() against this kernel's get_pfnblock_flags_mask()"
 #endif
-static_assert(NR_PAGEBLOCK_BITS == 4, "pcpcache_page_block_refused() reads 4 bits a block");
+static_assert(NR_PAGEBLOCK_BITS == 4, "pcpcache_page_block_lookup() reads 4 bits a block");
 
 /*
  * Whether @page lies in a CMA pageblock (whose pages must only serve
@@ -44,7 +44,8 @@ static_assert(NR_PAGEBLOCK_BITS == 4, "pcpcache_page_block_refused() reads 4 bit
  * alloc_contig_range()). No kernel exports a way to read a pageblock's
  * migratetype (get_pfnblock_flags_mask() is not exported in 6.1 nor 6.12),
  * so this reads the pageblock bitmap of the page's memory section as that
- * function does under SPARSEMEM; only in zones that have such blocks.
+ * function does under SPARSEMEM. Called by pcpcache_page_block_refused()
+ * only in zones that have such blocks.
  */
 static inline bool pcpcache_page_block_lookup(struct page *page)
 {
@@ -59,7 +60,10 @@ static inline bool pcpcache_page_block_lookup(struct page *page)
 	return is_migrate_cma(migratetype) || is_migrate_isolate(migratetype);
 }
 
-/* Inline on the fast path: one test of the zone when it has no such block. */
+/*
+ * Inline on the fast path: one test of the zone when it has no such block,
+ * the lookup apart, where the compiler keeps it out of the way.
+ */
 static __always_inline bool pcpcache_page_block_refused(struct page *page)
 {
 	struct zone *zone = page_zone(page);

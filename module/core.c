@@ -895,7 +895,8 @@ EXPORT_SYMBOL_GPL(pcpcache_alloc_page);
  */
 static __always_inline bool pcpcache_page_plain(struct page *page)
 {
-	unsigned long flags = page->flags;
+	/* memory_failure() may set PG_hwpoison meanwhile */
+	unsigned long flags = READ_ONCE(page->flags);
 
 	if (flags & (1UL << PG_head | __PG_HWPOISON))
 		return false;
@@ -910,7 +911,11 @@ static __always_inline bool pcpcache_page_plain(struct page *page)
 	return true;
 }
 
-/* The counter of the rule a block broke, or PCPCACHE_NR_STATS: none. */
+/*
+ * The counter of the rule a block pcpcache_page_plain() refused broke;
+ * refused_other when none does any more (a page unpoisoned meanwhile), so
+ * that a block is cached only when both agree.
+ */
 static noinline enum pcpcache_stat
 pcpcache_refusal_why(struct page *page, unsigned int order)
 {
@@ -921,10 +926,8 @@ pcpcache_refusal_why(struct page *page, unsigned int order)
 	/* page_pool's rule: a page from the emergency reserves goes back */
 	if (page_is_pfmemalloc(page))
 		return PCPCACHE_REFUSED_PFMEMALLOC;
-	/* not from a zone every caller may be given, or charged to a cgroup */
-	if (page_zonenum(page) > ZONE_NORMAL || PageMemcgKmem(page))
-		return PCPCACHE_REFUSED_OTHER;
-	return PCPCACHE_NR_STATS;
+	/* not from a zone every caller may be given, charged to a cgroup */
+	return PCPCACHE_REFUSED_OTHER;
 }
 
 /*

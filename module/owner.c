@@ -67,9 +67,13 @@ bool pcpcache_memory_span(unsigned long *start, unsigned long *end)
 /**
  * pcpcache_owners_ready - allocate the owner table, once
  *
- * Called under the configuration mutex before remote mode is put in force.
- * Memory added later lies beyond the table: its pages have no owner and
- * are freed as in single mode.
+ * Called before remote or blocks mode is first put in force: under the
+ * configuration mutex, or at load. Memory added later lies beyond the
+ * table: its pages have no owner and are freed as in single mode. The
+ * table's first allocation turns pcpcache_routing on.
+ *
+ * Context: process context; sleeps, and takes cpus_read_lock() (for the
+ * static key): never with it held.
  *
  * Return: 0, or -ENOMEM with nothing changed.
  */
