@@ -568,6 +568,21 @@ static unsigned long race_fragment(struct list_head *kept)
 	return nr;
 }
 
+/* An online CPU other than the caller's, or -EOPNOTSUPP, logged for @what. */
+static int other_online_cpu(const char *what)
+{
+	int self = raw_smp_processor_id();
+	int cpu = cpumask_next(self, cpu_online_mask);
+
+	if (cpu >= nr_cpu_ids)
+		cpu = cpumask_first(cpu_online_mask);
+	if (cpu == self) {
+		pr_info("%s needs two online CPUs\n", what);
+		return -EOPNOTSUPP;
+	}
+	return cpu;
+}
+
 static int test_blocks_setup_race(void)
 {
 	struct race_refill rr = { };
@@ -577,13 +592,9 @@ static int test_blocks_setup_race(void)
 	int cpu, i, npool = 0, dup = 0, err = 0;
 	LIST_HEAD(kept);
 
-	cpu = cpumask_next(smp_processor_id(), cpu_online_mask);
-	if (cpu >= nr_cpu_ids)
-		cpu = cpumask_first(cpu_online_mask);
-	if (cpu == smp_processor_id()) {
-		pr_info("blocks_setup_race needs two online CPUs\n");
-		return -EOPNOTSUPP;
-	}
+	cpu = other_online_cpu("blocks_setup_race");
+	if (cpu < 0)
+		return cpu;
 	rr.pages = kvcalloc(RACE_ALLOCS, sizeof(*rr.pages), GFP_KERNEL);
 	pool = kvcalloc(RACE_POOL, sizeof(*pool), GFP_KERNEL);
 	if (!rr.pages || !pool) {
@@ -926,13 +937,9 @@ static int test_blocks_offline_race(void)
 
 	if (offline_block < 0 || !offline_nr)
 		return -EINVAL;
-	cpu = cpumask_next(smp_processor_id(), cpu_online_mask);
-	if (cpu >= nr_cpu_ids)
-		cpu = cpumask_first(cpu_online_mask);
-	if (cpu == smp_processor_id()) {
-		pr_info("blocks_offline_race needs two online CPUs\n");
-		return -EOPNOTSUPP;
-	}
+	cpu = other_online_cpu("blocks_offline_race");
+	if (cpu < 0)
+		return cpu;
 	memset(&orace, 0, sizeof(orace));
 	orace.pages = kvcalloc(OFFLINE_RACE_ALLOCS, sizeof(*orace.pages),
 			       GFP_KERNEL);
