@@ -61,6 +61,14 @@
  *                    OFFLINE_RACE_WAIT_S: a block kept after the
  *                    isolation holds offline_pages() retrying until a
  *                    signal (killed here, the case failed)
+ *   movable_offline_race  memory block "offline_block" online in
+ *                    ZONE_NORMAL: pages of it marked movable, as zsmalloc
+ *                    marks its own, which keep no pageblock from being
+ *                    isolated, are freed through pcpcache while a thread
+ *                    here takes that memory offline. Their pageblocks are
+ *                    isolated: they must go to the buddy allocator, and
+ *                    the write end within OFFLINE_RACE_WAIT_S; cached,
+ *                    they held offline_pages() retrying until a signal
  *
  * The poisoned pages stay poisoned: the buddy allocator keeps them for
  * good, as it keeps any page memory_failure() marked.
@@ -72,9 +80,11 @@
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/memcontrol.h>
+#include <linux/migrate.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/page_ref.h>
+#include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
@@ -96,7 +106,7 @@ MODULE_PARM_DESC(refill, "the pages a refill takes on CPU 0 (the hwpoison_home c
 
 static int offline_block = -1;
 module_param(offline_block, int, 0444);
-MODULE_PARM_DESC(offline_block, "the memory block taken offline (the blocks_offline_race case)");
+MODULE_PARM_DESC(offline_block, "the memory block taken offline (the *_offline_race cases)");
 static unsigned long offline_pfn, offline_nr;
 module_param(offline_pfn, ulong, 0444);
 MODULE_PARM_DESC(offline_pfn, "its first pfn");
@@ -1013,6 +1023,122 @@ static int test_blocks_offline_race(void)
 	return err;
 }
 
+/* The pages of movable_offline_race: marked movable, never isolated. */
+#define MRACE_PAGES	64
+
+/* In use: offline_pages() passes them by and tries again. */
+static bool mrace_isolate(struct page *page, isolate_mode_t mode)
+{
+	return false;
+}
+
+static int mrace_migrate(struct page *dst, struct page *src,
+			 enum migrate_mode mode)
+{
+	return -EAGAIN;
+}
+
+static void mrace_putback(struct page *page)
+{
+}
+
+static const struct movable_operations mrace_mops = {
+	.isolate_page = mrace_isolate,
+	.migrate_page = mrace_migrate,
+	.putback_page = mrace_putback,
+};
+
+/*
+ * An order-9 block of the memory block, the rest of the buddy allocator's
+ * free pageblocks given back at once; NULL when it has none there.
+ */
+static struct page *mrace_block_inside(void)
+{
+	gfp_t gfp = (GFP_KERNEL & ~__GFP_RECLAIM) | __GFP_NOWARN;
+	struct page *page, *next, *block = NULL;
+	LIST_HEAD(taken);
+
+	while (!block && (page = alloc_pages(gfp, OFFLINE_RACE_ORDER))) {
+		if (orace_inside(page))
+			block = page;
+		else
+			list_add(&page->lru, &taken);
+	}
+	list_for_each_entry_safe(page, next, &taken, lru) {
+		list_del(&page->lru);
+		__free_pages(page, OFFLINE_RACE_ORDER);
+	}
+	return block;
+}
+
+static int test_movable_offline_race(void)
+{
+	struct task_struct *offliner;
+	struct page *block;
+	int i;
+
+	if (offline_block < 0 || !offline_nr)
+		return -EINVAL;
+	memset(&orace, 0, sizeof(orace));
+	init_completion(&orace.offlined);
+	block = mrace_block_inside();
+	if (!block) {
+		pr_err("movable_offline_race: no free pageblock in memory%d\n",
+		       offline_block);
+		return -EIO;
+	}
+	split_page(block, OFFLINE_RACE_ORDER);
+	for (i = MRACE_PAGES; i < 1 << OFFLINE_RACE_ORDER; i++)
+		__free_page(block + i);
+	for (i = 0; i < MRACE_PAGES; i++) {
+		lock_page(block + i);
+		__SetPageMovable(block + i, &mrace_mops);
+		unlock_page(block + i);
+	}
+	offliner = kthread_run(orace_offliner, NULL, "pcpcache_offline");
+	if (IS_ERR(offliner)) {
+		for (i = 0; i < MRACE_PAGES; i++) {
+			lock_page(block + i);
+			__ClearPageMovable(block + i);
+			unlock_page(block + i);
+			block[i].mapping = NULL;
+			__free_page(block + i);
+		}
+		return PTR_ERR(offliner);
+	}
+	/* isolated, drained, and retrying on the pages in use */
+	msleep(1000);
+	if (completion_done(&orace.offlined))
+		pr_info("movable_offline_race: the offline write returned %zd before the frees: inconclusive\n",
+			orace.written);
+	for (i = 0; i < MRACE_PAGES; i++) {
+		lock_page(block + i);
+		__ClearPageMovable(block + i);
+		unlock_page(block + i);
+		block[i].mapping = NULL;
+		pcpcache_free_page(block + i, false);
+	}
+	if (!wait_for_completion_timeout(&orace.offlined,
+					 OFFLINE_RACE_WAIT_S * HZ)) {
+		pr_err("movable_offline_race: memory%d was still going offline %d s after its pages were freed\n",
+		       offline_block, OFFLINE_RACE_WAIT_S);
+		/* offline_pages() gives up on a fatal signal */
+		send_sig(SIGKILL, offliner, 1);
+		wait_for_completion(&orace.offlined);
+		kthread_stop(offliner);
+		return -EIO;
+	}
+	kthread_stop(offliner);
+	pr_info("movable_offline_race: %d movable pages of memory%d freed during its offline; the write returned %zd\n",
+		MRACE_PAGES, offline_block, orace.written);
+	if (orace.written != 7 && orace.written != -EBUSY) {
+		pr_err("movable_offline_race: the offline write failed: %zd\n",
+		       orace.written);
+		return -EIO;
+	}
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(void);
@@ -1033,6 +1159,7 @@ static const struct {
 	{ "blocks_setup_race", test_blocks_setup_race },
 	{ "blocks_gfp", test_blocks_gfp },
 	{ "blocks_offline_race", test_blocks_offline_race },
+	{ "movable_offline_race", test_movable_offline_race },
 };
 
 struct safety_run {
