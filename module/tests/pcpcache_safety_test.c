@@ -1071,6 +1071,20 @@ static struct page *mrace_block_inside(void)
 	return block;
 }
 
+/* Unmark the pages and free them through pcpcache, as their driver would. */
+static void mrace_free(struct page *block)
+{
+	int i;
+
+	for (i = 0; i < MRACE_PAGES; i++) {
+		lock_page(block + i);
+		__ClearPageMovable(block + i);
+		unlock_page(block + i);
+		block[i].mapping = NULL;
+		pcpcache_free_page(block + i, false);
+	}
+}
+
 static int test_movable_offline_race(void)
 {
 	struct task_struct *offliner;
@@ -1097,13 +1111,7 @@ static int test_movable_offline_race(void)
 	}
 	offliner = kthread_run(orace_offliner, NULL, "pcpcache_offline");
 	if (IS_ERR(offliner)) {
-		for (i = 0; i < MRACE_PAGES; i++) {
-			lock_page(block + i);
-			__ClearPageMovable(block + i);
-			unlock_page(block + i);
-			block[i].mapping = NULL;
-			__free_page(block + i);
-		}
+		mrace_free(block);
 		return PTR_ERR(offliner);
 	}
 	/* isolated, drained, and retrying on the pages in use */
@@ -1111,13 +1119,7 @@ static int test_movable_offline_race(void)
 	if (completion_done(&orace.offlined))
 		pr_info("movable_offline_race: the offline write returned %zd before the frees: inconclusive\n",
 			orace.written);
-	for (i = 0; i < MRACE_PAGES; i++) {
-		lock_page(block + i);
-		__ClearPageMovable(block + i);
-		unlock_page(block + i);
-		block[i].mapping = NULL;
-		pcpcache_free_page(block + i, false);
-	}
+	mrace_free(block);
 	if (!wait_for_completion_timeout(&orace.offlined,
 					 OFFLINE_RACE_WAIT_S * HZ)) {
 		pr_err("movable_offline_race: memory%d was still going offline %d s after its pages were freed\n",

@@ -148,19 +148,19 @@ static int offline_block(int kmsg, int block, unsigned long *pfn, bool *again)
  * online at its load) and asserts that the write of "offline" ends, done
  * or EBUSY (the refill's pages refused, logged).
  */
-FIXTURE(split_offline) {
+FIXTURE(offline_race) {
 	struct pcp_stats st;
 	char why[256];
 	int block;
 };
 
 /* The skips are the test's: 6.1's harness runs a test whose setup skipped. */
-FIXTURE_SETUP(split_offline)
+FIXTURE_SETUP(offline_race)
 {
 	self->block = -1;
 }
 
-FIXTURE_TEARDOWN(split_offline)
+FIXTURE_TEARDOWN(offline_race)
 {
 	pcp_run("rmmod pcpcache_safety_test 2>/dev/null");
 	if (pcp_exists(PCP_SYSFS)) {
@@ -172,12 +172,30 @@ FIXTURE_TEARDOWN(split_offline)
 	PCP_FAILURE_WINS_OVER_SKIP();
 }
 
-TEST_F_TIMEOUT(split_offline, memory_offline_ends_after_a_block_split_during_it, 300)
+/*
+ * The safety test module's parameters for memory block @block: its number,
+ * first pfn and pages, into @extra; -1 when the block size cannot be read.
+ */
+static int offline_race_params(int block, char *extra, size_t len)
+{
+	char size[32] = "";
+	unsigned long pages;
+
+	if (pcp_read_file(MEMORY_DIR "/block_size_bytes", size, sizeof(size)) <= 0)
+		return -1;
+	pages = strtoul(size, NULL, 16) / sysconf(_SC_PAGESIZE);
+	if (!pages)
+		return -1;
+	snprintf(extra, len, "offline_block=%d offline_pfn=%lu offline_nr=%lu",
+		 block, block * pages, pages);
+	return 0;
+}
+
+TEST_F_TIMEOUT(offline_race, memory_offline_ends_after_a_block_split_during_it, 300)
 {
 	const char *why = pcp_skip_reason();
-	char extra[128], size[32] = "";
 	long long refused, refills;
-	unsigned long pages;
+	char extra[128];
 
 	if (why)
 		SKIP(return, "%s", why);
@@ -190,16 +208,12 @@ TEST_F_TIMEOUT(split_offline, memory_offline_ends_after_a_block_split_during_it,
 	/* before the load: blocks mode's table spans the memory online then */
 	ASSERT_EQ(0, set_block_state(self->block, "online_kernel"));
 	ASSERT_EQ(0, pcp_reload("mode=blocks"));
-	ASSERT_LT(0, pcp_read_file(MEMORY_DIR "/block_size_bytes", size, sizeof(size)));
-	pages = strtoul(size, NULL, 16) / sysconf(_SC_PAGESIZE);
-	ASSERT_LT(0, pages);
+	ASSERT_EQ(0, offline_race_params(self->block, extra, sizeof(extra)));
 	ASSERT_EQ(0, pcp_write("drain", "1"));
 	ASSERT_EQ(0, pcp_read_stats(&self->st));
 	refused = pcp_stat(&self->st, "refused_block");
 	refills = pcp_stat(&self->st, "block_refills");
 	ASSERT_EQ(0, pcp_write("delay_block_setup", "1500"));
-	snprintf(extra, sizeof(extra), "offline_block=%d offline_pfn=%lu offline_nr=%lu",
-		 self->block, self->block * pages, pages);
 	EXPECT_EQ(0, pcp_run_safety_case("memory_offline", "blocks_offline_race", extra));
 	ASSERT_EQ(0, pcp_write("delay_block_setup", "0"));
 	pcp_wait_books_balance(self->why, sizeof(self->why));
@@ -421,34 +435,11 @@ TEST_F_TIMEOUT(reclaim, memory_offline_ends_while_a_held_cpu_allocates, 300)
  * such pages of a block during its offline and fails when the write has
  * not ended 30 s later (refused_block counts them, logged).
  */
-FIXTURE(movable_offline) {
-	struct pcp_stats st;
-	char why[256];
-	int block;
-};
-
-/* The skips are the test's: 6.1's harness runs a test whose setup skipped. */
-FIXTURE_SETUP(movable_offline)
-{
-	self->block = -1;
-}
-
-FIXTURE_TEARDOWN(movable_offline)
-{
-	pcp_run("rmmod pcpcache_safety_test 2>/dev/null");
-	if (pcp_exists(PCP_SYSFS))
-		pcp_run("rmmod pcpcache");
-	if (self->block >= 0 && block_online(self->block))
-		set_block_state(self->block, "offline");
-	PCP_FAILURE_WINS_OVER_SKIP();
-}
-
-TEST_F_TIMEOUT(movable_offline, memory_offline_ends_after_pages_in_use_are_freed_during_it, 300)
+TEST_F_TIMEOUT(offline_race, memory_offline_ends_after_pages_in_use_are_freed_during_it, 300)
 {
 	const char *why = pcp_skip_reason();
-	char extra[128], size[32] = "";
-	unsigned long pages;
 	long long refused;
+	char extra[128];
 
 	if (why)
 		SKIP(return, "%s", why);
@@ -458,13 +449,9 @@ TEST_F_TIMEOUT(movable_offline, memory_offline_ends_after_pages_in_use_are_freed
 	}
 	ASSERT_EQ(0, set_block_state(self->block, "online_kernel"));
 	ASSERT_EQ(0, pcp_reload(NULL));
-	ASSERT_LT(0, pcp_read_file(MEMORY_DIR "/block_size_bytes", size, sizeof(size)));
-	pages = strtoul(size, NULL, 16) / sysconf(_SC_PAGESIZE);
-	ASSERT_LT(0, pages);
+	ASSERT_EQ(0, offline_race_params(self->block, extra, sizeof(extra)));
 	ASSERT_EQ(0, pcp_read_stats(&self->st));
 	refused = pcp_stat(&self->st, "refused_block");
-	snprintf(extra, sizeof(extra), "offline_block=%d offline_pfn=%lu offline_nr=%lu",
-		 self->block, self->block * pages, pages);
 	EXPECT_EQ(0, pcp_run_safety_case("memory_offline", "movable_offline_race", extra));
 	pcp_wait_books_balance(self->why, sizeof(self->why));
 	ASSERT_BOOKS_BALANCE();
