@@ -24,6 +24,7 @@
 #include <linux/seqlock.h>
 #include <linux/workqueue.h>
 
+#include "barn.h"
 #include "blocks.h"
 #include "owner.h"
 #include "pcpcache.h"
@@ -38,6 +39,8 @@ struct pcpcache_config pcpcache_config = {
 	.cold_high	= PCPCACHE_DEFAULT_COLD_HIGH,
 	.high_min	= PCPCACHE_DEFAULT_HIGH_MIN,
 	.high_max	= PCPCACHE_DEFAULT_HIGH_MAX,
+	.barn_full	= PCPCACHE_DEFAULT_BARN_FULL,
+	.barn_empty	= PCPCACHE_DEFAULT_BARN_EMPTY,
 };
 
 static const struct pcpcache_config pcpcache_defaults = {
@@ -47,6 +50,8 @@ static const struct pcpcache_config pcpcache_defaults = {
 	.cold_high	= PCPCACHE_DEFAULT_COLD_HIGH,
 	.high_min	= PCPCACHE_DEFAULT_HIGH_MIN,
 	.high_max	= PCPCACHE_DEFAULT_HIGH_MAX,
+	.barn_full	= PCPCACHE_DEFAULT_BARN_FULL,
+	.barn_empty	= PCPCACHE_DEFAULT_BARN_EMPTY,
 };
 
 static DEFINE_MUTEX(pcpcache_config_mutex);
@@ -87,6 +92,7 @@ static int pcpcache_commit(const struct pcpcache_config *cfg)
 	write_seqcount_end(&pcpcache_config_seq);
 	start = ktime_get_ns();
 	pcpcache_request_all(cfg, false);
+	pcpcache_barns_reconfigure(cfg);
 	if (cfg->mode != old) {
 		pcpcache_count(PCPCACHE_MODE_SWITCHES, 1);
 		trace_pcpcache_mode_switch(old, cfg->mode,
@@ -215,12 +221,13 @@ unsigned long pcpcache_get_config(struct pcpcache_config *cfg)
 }
 
 /**
- * pcpcache_drain_all - give every CPU's cached pages back
+ * pcpcache_drain_all - give every CPU's cached pages back, and the barns'
  */
 void pcpcache_drain_all(void)
 {
 	mutex_lock(&pcpcache_config_mutex);
 	pcpcache_request_all(&pcpcache_config, true);
+	pcpcache_barns_give_back(NUMA_NO_NODE, ULONG_MAX, PCPCACHE_DRAIN_REQUEST);
 	mutex_unlock(&pcpcache_config_mutex);
 }
 
@@ -234,9 +241,10 @@ static void pcpcache_fit_to_cpus(struct work_struct *work)
 	cfg = pcpcache_config;
 	limit = pcpcache_limit();
 	if (pcpcache_config_fit(&cfg, limit) && !pcpcache_commit(&cfg))
-		pr_info("%u CPUs online: high %u, cold_high %u, batch %u, cold_batch %u, high_min %u, high_max %u fit %lu pages per CPU\n",
+		pr_info("%u CPUs online: high %u, cold_high %u, batch %u, cold_batch %u, high_min %u, high_max %u, barn_full %u fit %lu pages per CPU\n",
 			num_online_cpus(), cfg.high, cfg.cold_high, cfg.batch,
-			cfg.cold_batch, cfg.high_min, cfg.high_max, limit);
+			cfg.cold_batch, cfg.high_min, cfg.high_max,
+			cfg.barn_full, limit);
 	mutex_unlock(&pcpcache_config_mutex);
 }
 
@@ -261,7 +269,9 @@ static bool pcpcache_knobs_default(const struct pcpcache_config *cfg)
 	       cfg->cold_batch == pcpcache_defaults.cold_batch &&
 	       cfg->cold_high == pcpcache_defaults.cold_high &&
 	       cfg->high_min == pcpcache_defaults.high_min &&
-	       cfg->high_max == pcpcache_defaults.high_max;
+	       cfg->high_max == pcpcache_defaults.high_max &&
+	       cfg->barn_full == pcpcache_defaults.barn_full &&
+	       cfg->barn_empty == pcpcache_defaults.barn_empty;
 }
 
 /**
@@ -288,11 +298,13 @@ int pcpcache_config_init(void)
 		bad = pcpcache_config_check(cfg, limit);
 	}
 	if (bad) {
-		pr_err("invalid parameter %s: batch=%u high=%u%s cold_batch=%u cold_high=%u high_min=%u high_max=%u; need 1 <= batch <= high, 1 <= cold_batch <= cold_high, batches <= %u, high + cold_high <= %lu, 1 <= high_min <= high_max (under auto, high_min and high_max take high's place)\n",
+		pr_err("invalid parameter %s: batch=%u high=%u%s cold_batch=%u cold_high=%u high_min=%u high_max=%u barn_full=%u barn_empty=%u; need 1 <= batch <= high, 1 <= cold_batch <= cold_high, batches <= %u, high + cold_high <= %lu, 1 <= high_min <= high_max (under auto, high_min and high_max take high's place), barn_full and barn_empty <= %u, and in barn mode (2 + barn_full) * max(batch, 8) * %u <= %lu\n",
 		       bad, cfg->batch, cfg->high,
 		       cfg->high_auto ? " (auto)" : "", cfg->cold_batch,
 		       cfg->cold_high, cfg->high_min, cfg->high_max,
-		       PCPCACHE_MAX_BATCH, limit);
+		       cfg->barn_full, cfg->barn_empty,
+		       PCPCACHE_MAX_BATCH, limit, PCPCACHE_BARN_MAX,
+		       PCPCACHE_NR_BARN_ORDERS, limit);
 		return -EINVAL;
 	}
 	if (mag_routes_frees(cfg->mode) && pcpcache_owners_ready()) {
@@ -301,6 +313,12 @@ int pcpcache_config_init(void)
 	}
 	if (cfg->mode == PCPCACHE_MODE_BLOCKS && pcpcache_blocks_ready()) {
 		pr_err("no memory for blocks mode's block table\n");
+		return -ENOMEM;
+	}
+	if (pcpcache_barns_init(cfg)) {
+		pr_err("no memory for the barns\n");
+		pcpcache_blocks_exit();
+		pcpcache_owners_exit();
 		return -ENOMEM;
 	}
 	return 0;
@@ -312,6 +330,7 @@ int pcpcache_config_init(void)
 void pcpcache_config_exit(void)
 {
 	cancel_work_sync(&pcpcache_fit_work);
+	pcpcache_barns_exit();
 	pcpcache_blocks_exit();
 	pcpcache_owners_exit();
 }

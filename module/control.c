@@ -12,6 +12,7 @@
 #include <linux/kernel.h>
 #include <linux/mm.h>
 
+#include "barn.h"
 #include "blocks.h"
 #include "owner.h"
 #include "pcpcache.h"
@@ -102,9 +103,9 @@ static size_t config_show(const struct pcpcache_ctl *ctl, char *buf,
 			pcpcache_mode_name(cfg.mode), cfg.batch);
 	len += high_format(&cfg, buf + len, size - len);
 	return len + scnprintf(buf + len, size - len,
-			       " cold_batch=%u cold_high=%u high_min=%u high_max=%u\n",
+			       " cold_batch=%u cold_high=%u high_min=%u high_max=%u barn_full=%u barn_empty=%u\n",
 			       cfg.cold_batch, cfg.cold_high, cfg.high_min,
-			       cfg.high_max);
+			       cfg.high_max, cfg.barn_full, cfg.barn_empty);
 }
 
 struct config_text {
@@ -171,10 +172,10 @@ static size_t stats_percpu_show(const struct pcpcache_ctl *ctl, char *buf,
 }
 
 /*
- * The longest line of pagesets: seven unsigned ints and the blocks of
+ * The longest line of pagesets: nine unsigned ints and the blocks of
  * each order, with their spaces.
  */
-#define PAGESETS_LINE_MAX	(8 * 11 + PCPCACHE_NR_ORDERS * 11)
+#define PAGESETS_LINE_MAX	(10 * 11 + PCPCACHE_NR_ORDERS * 11)
 
 static size_t pagesets_size(void)
 {
@@ -185,7 +186,8 @@ static size_t pagesets_size(void)
  * Like the pagesets of /proc/zoneinfo: one line per possible CPU, then the
  * blocks of each order it caches, on both lists; in remote and blocks
  * modes, the pages in transit to it; in blocks mode, those at home in its
- * blocks.
+ * blocks; in barn mode, count, high and batch are the main magazine's,
+ * then the pages in its spare and in its node's barn.
  */
 static size_t pagesets_show(const struct pcpcache_ctl *ctl, char *buf,
 			    size_t size)
@@ -196,13 +198,14 @@ static size_t pagesets_show(const struct pcpcache_ctl *ctl, char *buf,
 	struct pcpcache_config cfg;
 	unsigned int order;
 	size_t len;
-	bool split, remote, blocks;
+	bool split, remote, blocks, barn;
 	int cpu;
 
 	pcpcache_get_config(&cfg);
 	split = cfg.mode == PCPCACHE_MODE_SPLIT;
 	remote = mag_routes_frees(cfg.mode);
 	blocks = cfg.mode == PCPCACHE_MODE_BLOCKS;
+	barn = cfg.mode == PCPCACHE_MODE_BARN;
 	len = scnprintf(buf, size, "%5s %7s %7s %7s", "cpu", "count", "high",
 			"batch");
 	if (split)
@@ -214,6 +217,9 @@ static size_t pagesets_show(const struct pcpcache_ctl *ctl, char *buf,
 		len += scnprintf(buf + len, size - len, " %10s", "transit");
 	if (blocks)
 		len += scnprintf(buf + len, size - len, " %10s", "blocks");
+	if (barn)
+		len += scnprintf(buf + len, size - len, " %10s %10s", "spare",
+				 "barn");
 	len += scnprintf(buf + len, size - len, "\n");
 
 	for_each_possible_cpu(cpu) {
@@ -233,6 +239,10 @@ static size_t pagesets_show(const struct pcpcache_ctl *ctl, char *buf,
 		if (blocks)
 			len += scnprintf(buf + len, size - len, " %10u",
 					 pcpcache_cpu_blocks(cpu));
+		if (barn)
+			len += scnprintf(buf + len, size - len, " %10u %10lu",
+					 cold->count,
+					 pcpcache_barn_pages(cpu_to_mem(cpu)));
 		len += scnprintf(buf + len, size - len, "\n");
 	}
 	return len;
@@ -320,6 +330,8 @@ const struct pcpcache_ctl pcpcache_ctls[] = {
 	PCPCACHE_CTL_KNOB("cold_high", PCPCACHE_KNOB_COLD_HIGH),
 	PCPCACHE_CTL_KNOB("high_min", PCPCACHE_KNOB_HIGH_MIN),
 	PCPCACHE_CTL_KNOB("high_max", PCPCACHE_KNOB_HIGH_MAX),
+	PCPCACHE_CTL_KNOB("barn_full", PCPCACHE_KNOB_BARN_FULL),
+	PCPCACHE_CTL_KNOB("barn_empty", PCPCACHE_KNOB_BARN_EMPTY),
 	{ .name = "config", .show = config_show, .store = config_store },
 	{ .name = "generation", .show = generation_show },
 	{ .name = "limits", .show = limits_show },

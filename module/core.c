@@ -36,6 +36,7 @@
 #include <linux/workqueue.h>
 #include <linux/pcpcache.h>
 
+#include "barn.h"
 #include "blocks.h"
 #include "compat.h"
 #include "lock.h"
@@ -298,8 +299,8 @@ static void pcpcache_stash(struct list_head *pages, unsigned int order,
 		 * within what a refill's walk may add to the sort's.
 		 */
 		if (trim)
-			mag_trim_to_high(list, &out,
-					 PCPCACHE_MAX_BATCH - min(nr, PCPCACHE_MAX_BATCH));
+			mag_trim_refill(&pc->mag, list, &out,
+					PCPCACHE_MAX_BATCH - min(nr, PCPCACHE_MAX_BATCH));
 	} else {
 		/* switched to passthrough while we refilled */
 		list_splice_init(pages, &out.pages[order]);
@@ -653,6 +654,29 @@ static void pcpcache_count_miss(struct page *page, unsigned int order,
 }
 
 /*
+ * barn mode: this CPU's main magazine has no block of @order; whether the
+ * spare or the barn gave it some, so that the caller may take one.
+ */
+static noinline bool pcpcache_barn_exchanged(unsigned int order)
+{
+	struct pcpcache_cpu *pc;
+	unsigned long flags;
+	bool got = false;
+
+	if (this_cpu_read(pcpcache_cpus.mag.mode) != PCPCACHE_MODE_BARN)
+		return false;
+	pc = pcpcache_lock_this_cpu(&flags);
+	if (unlikely(!pc)) {
+		pcpcache_lock_failed();
+		return false;
+	}
+	if (pc->mag.mode == PCPCACHE_MODE_BARN)
+		got = pcpcache_barn_refill(&pc->mag, order);
+	pcpcache_unlock_this_cpu(pc, flags);
+	return got;
+}
+
+/*
  * The magazine had nothing for us: refill it, or pass through; blocks
  * larger than the magazines keep come from the buddy allocator. A refill
  * that failed without the emergency reserves is followed by an allocation
@@ -853,8 +877,12 @@ static __always_inline struct page *pcpcache_alloc(gfp_t gfp, unsigned int order
 		pcpcache_unlock_this_cpu(pc, flags);
 		if (unlikely(!placed))
 			return pcpcache_alloc_placed(gfp, order, cold);
-		if (unlikely(!node))
+		if (unlikely(!node)) {
+			/* barn mode: the spare or a barn's magazine, and again */
+			if (pcpcache_barn_exchanged(order))
+				continue;
 			return pcpcache_alloc_miss(gfp, order, cold);
+		}
 		page = list_entry(node, struct page, lru);
 		if (unlikely(isolated)) {
 			pcpcache_drop_cached(page, order, PCPCACHE_REFUSED_BLOCK);
@@ -964,7 +992,10 @@ static noinline void pcpcache_free_refused(struct page *page,
 	pcpcache_count(why, 1U << order);
 }
 
-/* A free took this CPU's list for @cold over high: give a batch back. */
+/*
+ * A free took this CPU's list for @cold over high: give a batch back; in
+ * barn mode, exchange the main magazine.
+ */
 static noinline void pcpcache_trim_local(unsigned int order, bool cold)
 {
 	struct pcpcache_list *list;
@@ -983,7 +1014,9 @@ static noinline void pcpcache_trim_local(unsigned int order, bool cold)
 	}
 	cpu = smp_processor_id();
 	list = mag_list(&pc->mag, cold);
-	if (list)
+	if (pc->mag.mode == PCPCACHE_MODE_BARN)
+		pcpcache_barn_overflow(&pc->mag, order, &out);
+	else if (list)
 		mag_trim(list, order, &out);
 	pcpcache_unlock_this_cpu(pc, flags);
 
@@ -1349,8 +1382,13 @@ struct page *pcpcache_alloc_page_nolock(bool cold)
 		pcpcache_lock_failed();
 		goto fail;
 	}
-	if (pcpcache_placement_allowed())
+	if (pcpcache_placement_allowed()) {
 		node = mag_take(&pc->mag, 0, cold);
+		/* the barn's lock is a trylock: any context may exchange */
+		if (!node && pc->mag.mode == PCPCACHE_MODE_BARN &&
+		    pcpcache_barn_refill(&pc->mag, 0))
+			node = mag_take(&pc->mag, 0, cold);
+	}
 	if (node) {
 		page = list_entry(node, struct page, lru);
 		/*
@@ -1436,7 +1474,11 @@ void pcpcache_free_page_nolock(struct page *page)
 	 */
 	if (list && unlikely(mag_over_high(list))) {
 		mag_cut_init(&out);
-		if (mag_trim(list, 0, &out))
+		if (pc->mag.mode == PCPCACHE_MODE_BARN)
+			pcpcache_barn_overflow(&pc->mag, 0, &out);
+		else
+			mag_trim(list, 0, &out);
+		if (out.count)
 			pcpcache_defer_cut(&out);
 	}
 	pcpcache_untrylock_any(pc, flags);

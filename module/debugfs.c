@@ -24,6 +24,7 @@
 #include <linux/stop_machine.h>
 #include <linux/string.h>
 
+#include "barn.h"
 #include "blocks.h"
 #include "lock.h"
 #include "owner.h"
@@ -204,6 +205,9 @@ static int pcpcache_audit_stopped(void *arg)
 		spin_unlock(&pc->llock);
 #endif
 	}
+	/* the barns' pages count as cached, as in the stats file */
+	a->err = pcpcache_barns_audit(&a->walked_cached, &a->cached,
+				      &a->lists_wrong);
 	pcpcache_stats_sum(a->stats);
 	return 0;
 }

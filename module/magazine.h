@@ -16,7 +16,8 @@
 
 /*
  * Which list a page goes to in split mode; single, remote and blocks modes
- * use only the first.
+ * use only the first. In barn mode the first is the main magazine, the
+ * second the spare.
  */
 enum pcpcache_list_id {
 	PCPCACHE_LIST_HOT,
@@ -86,6 +87,9 @@ unsigned int mag_reconfigure(struct pcpcache_mag *mag,
 			     struct pcpcache_cut *cut);
 unsigned int mag_trim_excess(struct pcpcache_mag *mag, struct pcpcache_cut *cut,
 			     unsigned int max);
+unsigned int mag_trim_refill(struct pcpcache_mag *mag,
+			     struct pcpcache_list *list,
+			     struct pcpcache_cut *cut, unsigned int max);
 unsigned int mag_drain(struct pcpcache_mag *mag, struct pcpcache_cut *cut);
 unsigned int mag_shrink(struct pcpcache_mag *mag, unsigned int nr,
 			struct pcpcache_cut *cut);
@@ -93,6 +97,50 @@ unsigned int mag_count(const struct pcpcache_mag *mag);
 bool mag_high_grow(struct pcpcache_mag *mag);
 bool mag_high_decay(struct pcpcache_mag *mag);
 bool mag_high_cut(struct pcpcache_mag *mag);
+
+/*
+ * barn mode: a node's barn, its full magazines as SLUB's barn keeps full
+ * sheaves (mm/slub.c, 6.18), here without its lock (barn.c). Each order
+ * has a stack of full magazines, the oldest at the bottom, each a list of
+ * the blocks a CPU's main magazine held when it was given in. An empty
+ * magazine of pages holds nothing: only their number is kept, for the
+ * exchanges it stands for. min_full is Bonwick's working-set estimate,
+ * the fewest full magazines the barn had since the last trim: that many
+ * were not needed, and the trim gives them back. pages is read unlocked.
+ */
+struct pcpcache_depot {
+	struct list_head full[PCPCACHE_NR_ORDERS][PCPCACHE_BARN_MAX];
+	unsigned int full_blocks[PCPCACHE_NR_ORDERS][PCPCACHE_BARN_MAX];
+	unsigned int nr_full[PCPCACHE_NR_ORDERS];
+	unsigned int nr_empty[PCPCACHE_NR_ORDERS];
+	unsigned int min_full[PCPCACHE_NR_ORDERS];
+	unsigned int max_full, max_empty;
+	unsigned int pages;
+};
+
+/* What mag_barn_refill() and mag_barn_overflow() did. */
+enum mag_barn_done {
+	MAG_BARN_NONE,		/* nothing: the barn had none, or no room */
+	MAG_BARN_SWAPPED,	/* main and spare changed places */
+	MAG_BARN_TOOK_FULL,	/* a full magazine for the empty main */
+	MAG_BARN_GAVE_FULL,	/* the full main for an empty magazine */
+	MAG_BARN_FLUSHED,	/* the full main cut, the barn had no room */
+};
+
+void mag_depot_init(struct pcpcache_depot *d, const struct pcpcache_config *cfg);
+unsigned int mag_depot_reconfigure(struct pcpcache_depot *d,
+				   const struct pcpcache_config *cfg,
+				   struct pcpcache_cut *cut);
+unsigned int mag_depot_cut(struct pcpcache_depot *d, unsigned int want,
+			   struct pcpcache_cut *cut);
+unsigned int mag_depot_trim(struct pcpcache_depot *d, struct pcpcache_cut *cut);
+unsigned int mag_depot_count(const struct pcpcache_depot *d);
+enum mag_barn_done mag_barn_refill(struct pcpcache_mag *mag,
+				   struct pcpcache_depot *d, unsigned int order);
+enum mag_barn_done mag_barn_overflow(struct pcpcache_mag *mag,
+				     struct pcpcache_depot *d,
+				     unsigned int order,
+				     struct pcpcache_cut *cut);
 
 /* The modes whose frees go to the CPU that owns the page (owner.c). */
 static inline bool mag_routes_frees(enum pcpcache_mode mode)
@@ -128,23 +176,18 @@ static inline unsigned int mag_batch(unsigned int batch, unsigned int order)
  */
 static inline struct pcpcache_list *mag_list(struct pcpcache_mag *mag, bool cold)
 {
-	switch (mag->mode) {
-	case PCPCACHE_MODE_SINGLE:
-	case PCPCACHE_MODE_REMOTE:
-	case PCPCACHE_MODE_BLOCKS:
-		return &mag->lists[PCPCACHE_LIST_HOT];
-	case PCPCACHE_MODE_SPLIT:
-		return &mag->lists[cold ? PCPCACHE_LIST_COLD : PCPCACHE_LIST_HOT];
-	default:
+	/* every mode but these two has one list, or a main magazine */
+	if (unlikely(mag->mode == PCPCACHE_MODE_PASSTHROUGH))
 		return NULL;
-	}
+	if (mag->mode == PCPCACHE_MODE_SPLIT && cold)
+		return &mag->lists[PCPCACHE_LIST_COLD];
+	return &mag->lists[PCPCACHE_LIST_HOT];
 }
 
 /* Only one list keeps both temperatures, cold at the tail. */
 static inline bool mag_from_tail(const struct pcpcache_mag *mag, bool cold)
 {
-	return cold && (mag->mode == PCPCACHE_MODE_SINGLE ||
-			mag_routes_frees(mag->mode));
+	return cold && mag->mode != PCPCACHE_MODE_SPLIT;
 }
 
 /**
@@ -204,6 +247,9 @@ static inline struct pcpcache_list *mag_put(struct pcpcache_mag *mag,
 /**
  * mag_over_high - whether a list went over its high mark
  * @list: the list
+ *
+ * In barn mode the main magazine's high is its batch: over it, a free
+ * goes to mag_barn_overflow().
  *
  * Return: true when mag_trim() has pages to give back.
  */

@@ -79,7 +79,7 @@ static const struct kernel_param_ops lock_param_ops = {
  * given at load.
  */
 module_param_cb(mode, &mode_param_ops, &pcpcache_config.mode, 0444);
-MODULE_PARM_DESC(mode, "caching mode: passthrough, single (default), split, remote or blocks");
+MODULE_PARM_DESC(mode, "caching mode: passthrough, single (default), split, remote, blocks or barn");
 module_param_named(batch, pcpcache_config.batch, uint, 0444);
 MODULE_PARM_DESC(batch, "pages per refill and drain of the (hot) list (default 63)");
 static int high_param_set(const char *val, const struct kernel_param *kp)
@@ -117,6 +117,10 @@ module_param_named(high_min, pcpcache_config.high_min, uint, 0444);
 MODULE_PARM_DESC(high_min, "the least an auto-tuned high goes to (default 378)");
 module_param_named(high_max, pcpcache_config.high_max, uint, 0444);
 MODULE_PARM_DESC(high_max, "the most an auto-tuned high goes to (default 1134)");
+module_param_named(barn_full, pcpcache_config.barn_full, uint, 0444);
+MODULE_PARM_DESC(barn_full, "full magazines of each order a node's barn keeps, barn mode (default 4, at most 32)");
+module_param_named(barn_empty, pcpcache_config.barn_empty, uint, 0444);
+MODULE_PARM_DESC(barn_empty, "empty magazines of each order a node's barn counts, barn mode (default 4, at most 32)");
 module_param_cb(lock, &lock_param_ops, NULL, 0444);
 MODULE_PARM_DESC(lock, "locking design: spin (default; 6.0 on), local (before 6.0) or trylock (2026); needs a reload to change");
 
@@ -156,7 +160,7 @@ static int __init pcpcache_init(void)
 		return err;
 	err = pcpcache_init_step(2) ?: pcpcache_request_init(&pcpcache_config);
 	if (err)
-		return err;
+		goto config_only_exit;
 	err = pcpcache_init_step(3) ?: pcpcache_reclaim_init();
 	if (err)
 		goto config_exit;
@@ -187,6 +191,10 @@ reclaim_exit:
 config_exit:
 	pcpcache_config_exit();
 	pcpcache_request_exit();
+	return err;
+	/* the barns and their trim, the tables of remote and blocks modes */
+config_only_exit:
+	pcpcache_config_exit();
 	return err;
 }
 

@@ -29,7 +29,7 @@ void pcpcache_config_cpus_changed(void);
 /*
  * Why pages a magazine had, or would have had, go back to the buddy
  * allocator: the "why" of the pcpcache_drain trace event. The first four
- * count in drain and drain_pages, the shrinker's in shrink_pages, those
+ * and the barn's trim count in drain and drain_pages, the shrinker's in shrink_pages, those
  * of another node in remote_node, the OOM notifier's in oom_pages.
  */
 enum pcpcache_drain_why {
@@ -40,6 +40,7 @@ enum pcpcache_drain_why {
 	PCPCACHE_DRAIN_SHRINKER,	/* memory pressure */
 	PCPCACHE_DRAIN_REMOTE,		/* pages of another node, never cached */
 	PCPCACHE_DRAIN_OOM,		/* the OOM killer is about to pick */
+	PCPCACHE_DRAIN_TRIM,		/* a barn's magazines not needed */
 };
 
 /* core.c: the fast path */

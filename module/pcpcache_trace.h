@@ -14,8 +14,9 @@
  * by their why (enum pcpcache_drain_why).
  *
  * pcpcache_high_change events by their why to high_grew, high_decayed
- * and high_cut; the blocks of pcpcache_remote_free (2^order pages each) to
- * remote_frees.
+ * and high_cut; pcpcache_barn events by what was done to barn_swaps,
+ * barn_took_full, barn_gave_full and barn_flushes; the blocks of
+ * pcpcache_remote_free (2^order pages each) to remote_frees.
  *
  * trace.c defines them (CREATE_TRACE_POINTS); the module is built out of
  * the kernel's tree, so define_trace.h finds this file through
@@ -39,11 +40,17 @@ TRACE_DEFINE_ENUM(PCPCACHE_DRAIN_CPU_DEAD);
 TRACE_DEFINE_ENUM(PCPCACHE_DRAIN_SHRINKER);
 TRACE_DEFINE_ENUM(PCPCACHE_DRAIN_REMOTE);
 TRACE_DEFINE_ENUM(PCPCACHE_DRAIN_OOM);
+TRACE_DEFINE_ENUM(PCPCACHE_DRAIN_TRIM);
 TRACE_DEFINE_ENUM(PCPCACHE_MODE_PASSTHROUGH);
 TRACE_DEFINE_ENUM(PCPCACHE_MODE_SINGLE);
 TRACE_DEFINE_ENUM(PCPCACHE_MODE_SPLIT);
 TRACE_DEFINE_ENUM(PCPCACHE_MODE_REMOTE);
 TRACE_DEFINE_ENUM(PCPCACHE_MODE_BLOCKS);
+TRACE_DEFINE_ENUM(PCPCACHE_MODE_BARN);
+TRACE_DEFINE_ENUM(MAG_BARN_SWAPPED);
+TRACE_DEFINE_ENUM(MAG_BARN_TOOK_FULL);
+TRACE_DEFINE_ENUM(MAG_BARN_GAVE_FULL);
+TRACE_DEFINE_ENUM(MAG_BARN_FLUSHED);
 TRACE_DEFINE_ENUM(PCPCACHE_HIGH_GREW);
 TRACE_DEFINE_ENUM(PCPCACHE_HIGH_DECAYED);
 TRACE_DEFINE_ENUM(PCPCACHE_HIGH_CUT);
@@ -57,7 +64,8 @@ TRACE_DEFINE_ENUM(PCPCACHE_HIGH_CUT);
 			 { PCPCACHE_DRAIN_CPU_DEAD, "cpu_dead" },	\
 			 { PCPCACHE_DRAIN_SHRINKER, "shrinker" },	\
 			 { PCPCACHE_DRAIN_REMOTE, "remote" },		\
-			 { PCPCACHE_DRAIN_OOM, "oom" })
+			 { PCPCACHE_DRAIN_OOM, "oom" },			\
+			 { PCPCACHE_DRAIN_TRIM, "trim" })
 
 #define pcpcache_show_high_why(why)					\
 	__print_symbolic(why,						\
@@ -71,7 +79,15 @@ TRACE_DEFINE_ENUM(PCPCACHE_HIGH_CUT);
 			 { PCPCACHE_MODE_SINGLE, "single" },		\
 			 { PCPCACHE_MODE_SPLIT, "split" },		\
 			 { PCPCACHE_MODE_REMOTE, "remote" },		\
-			 { PCPCACHE_MODE_BLOCKS, "blocks" })
+			 { PCPCACHE_MODE_BLOCKS, "blocks" },		\
+			 { PCPCACHE_MODE_BARN, "barn" })
+
+#define pcpcache_show_barn(done)					\
+	__print_symbolic(done,						\
+			 { MAG_BARN_SWAPPED, "swapped" },		\
+			 { MAG_BARN_TOOK_FULL, "took_full" },		\
+			 { MAG_BARN_GAVE_FULL, "gave_full" },		\
+			 { MAG_BARN_FLUSHED, "flushed" })
 
 /*
  * A refill of blocks of @order: @pages of the @asked (base pages, 2^@order
@@ -184,6 +200,24 @@ TRACE_EVENT(pcpcache_high_change,
 	    TP_printk("cpu=%d old=%u new=%u why=%s", __entry->cpu,
 		      __entry->old, __entry->new,
 		      pcpcache_show_high_why(__entry->why))
+);
+
+/*
+ * barn mode: @cpu's magazines of @order were exchanged: main and spare
+ * swapped, a full magazine taken from or given to the barn, or main
+ * flushed to the buddy allocator (its pages also in a pcpcache_drain).
+ */
+TRACE_EVENT(pcpcache_barn,
+	    TP_PROTO(int cpu, unsigned int order, enum mag_barn_done done),
+	    TP_ARGS(cpu, order, done),
+	    TP_STRUCT__entry(__field(int, cpu)
+			     __field(unsigned int, order)
+			     __field(int, done)),
+	    TP_fast_assign(__entry->cpu = cpu;
+			   __entry->order = order;
+			   __entry->done = done;),
+	    TP_printk("cpu=%d order=%u done=%s", __entry->cpu, __entry->order,
+		      pcpcache_show_barn(__entry->done))
 );
 
 #endif /* _PCPCACHE_TRACE_H */

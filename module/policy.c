@@ -22,6 +22,7 @@ static const char * const pcpcache_mode_names[PCPCACHE_NR_MODES] = {
 	[PCPCACHE_MODE_SPLIT]		= "split",
 	[PCPCACHE_MODE_REMOTE]		= "remote",
 	[PCPCACHE_MODE_BLOCKS]		= "blocks",
+	[PCPCACHE_MODE_BARN]		= "barn",
 };
 
 const char *pcpcache_mode_name(enum pcpcache_mode mode)
@@ -96,6 +97,8 @@ static const char * const pcpcache_knob_names[PCPCACHE_NR_KNOBS] = {
 	[PCPCACHE_KNOB_COLD_HIGH]	= "cold_high",
 	[PCPCACHE_KNOB_HIGH_MIN]	= "high_min",
 	[PCPCACHE_KNOB_HIGH_MAX]	= "high_max",
+	[PCPCACHE_KNOB_BARN_FULL]	= "barn_full",
+	[PCPCACHE_KNOB_BARN_EMPTY]	= "barn_empty",
 };
 
 const char *pcpcache_knob_name(enum pcpcache_knob knob)
@@ -128,6 +131,10 @@ unsigned int *pcpcache_knob(struct pcpcache_config *cfg,
 		return &cfg->high_min;
 	case PCPCACHE_KNOB_HIGH_MAX:
 		return &cfg->high_max;
+	case PCPCACHE_KNOB_BARN_FULL:
+		return &cfg->barn_full;
+	case PCPCACHE_KNOB_BARN_EMPTY:
+		return &cfg->barn_empty;
 	default:
 		return NULL;
 	}
@@ -160,6 +167,20 @@ static unsigned int top_high(const struct pcpcache_config *cfg)
 	return cfg->high_auto ? cfg->high_max : cfg->high;
 }
 
+/*
+ * barn mode: a CPU's main and spare and @full magazines of a barn. A
+ * magazine holds batch >> order blocks of each of the four orders, at
+ * least one (mag_batch()): at most batch pages of each, and never more
+ * than an order-3 block's 8.
+ */
+static unsigned long long barn_pages(const struct pcpcache_config *cfg,
+				     unsigned int full)
+{
+	unsigned long long magazine = cfg->batch > 8 ? cfg->batch : 8;
+
+	return (2ULL + full) * magazine * PCPCACHE_NR_BARN_ORDERS;
+}
+
 /**
  * pcpcache_config_check - check a configuration against the rules
  * @cfg: the configuration
@@ -169,7 +190,12 @@ static unsigned int top_high(const struct pcpcache_config *cfg)
  * both batches at most PCPCACHE_MAX_BATCH, high + cold_high <=
  * @max_per_cpu, and 1 <= high_min <= high_max. With high_auto, high_min
  * takes high's place in the first rule and high_max in the sum. They hold
- * in every mode, so a mode switch never needs a knob to change.
+ * in every mode, so a mode switch never needs a knob to change; so do
+ * barn_full and barn_empty <= PCPCACHE_BARN_MAX. barn mode alone adds
+ * one: a CPU's main and spare and its share of a barn, (2 + barn_full)
+ * magazines of at most max(batch, 8) pages of each of 4 orders, within
+ * @max_per_cpu (a barn has CPUs of its own node only, so there are no
+ * more barns in use than CPUs).
  *
  * Return: NULL when @cfg obeys them, else the name of the first setting
  * found at fault (for a sum too large, the larger of the two highs).
@@ -192,25 +218,20 @@ const char *pcpcache_config_check(const struct pcpcache_config *cfg,
 	/* in 64 bits, where two unsigned ints cannot overflow */
 	if ((unsigned long long)top_high(cfg) + cfg->cold_high > max_per_cpu)
 		return top_high(cfg) >= cfg->cold_high ? high : "cold_high";
+	if (cfg->barn_full > PCPCACHE_BARN_MAX)
+		return "barn_full";
+	if (cfg->barn_empty > PCPCACHE_BARN_MAX)
+		return "barn_empty";
+	if (cfg->mode == PCPCACHE_MODE_BARN &&
+	    barn_pages(cfg, cfg->barn_full) > max_per_cpu)
+		return "barn_full";
 	return NULL;
 }
 
-/**
- * pcpcache_config_fit - cut a configuration's highs down to a bound
- * @cfg: the configuration, changed in place
- * @max_per_cpu: the bound on high + cold_high
- *
- * high (high_max under high_auto) and cold_high keep their proportion,
- * each at least 1; a high_min above the new high_max, and a batch above
- * its new high (or high_min), are cut to it.
- *
- * Return: true when @cfg was changed and now fits; false when it fitted
- * already, or cannot fit (a bound below 2).
- */
-bool pcpcache_config_fit(struct pcpcache_config *cfg,
-			 unsigned long max_per_cpu)
+/* pcpcache_config_fit()'s cut of the highs; whether it cut them. */
+static bool fit_highs(struct pcpcache_config *cfg, unsigned long long total,
+		      unsigned long max_per_cpu)
 {
-	unsigned long long total = (unsigned long long)top_high(cfg) + cfg->cold_high;
 	unsigned long long high;
 
 	if (total <= max_per_cpu || max_per_cpu < 2)
@@ -232,6 +253,39 @@ bool pcpcache_config_fit(struct pcpcache_config *cfg,
 	if (cfg->cold_batch > cfg->cold_high)
 		cfg->cold_batch = cfg->cold_high;
 	return true;
+}
+
+/**
+ * pcpcache_config_fit - cut a configuration's highs down to a bound
+ * @cfg: the configuration, changed in place
+ * @max_per_cpu: the bound on high + cold_high
+ *
+ * high (high_max under high_auto) and cold_high keep their proportion,
+ * each at least 1; a high_min above the new high_max, and a batch above
+ * its new high (or high_min), are cut to it.
+ *
+ * In barn mode, barn_full is then cut until the barn fits, and batch
+ * too if even none does.
+ *
+ * Return: true when @cfg was changed and now fits; false when it fitted
+ * already, or cannot fit (a bound below 2; in barn mode, below the 64
+ * pages of two magazines of 8 pages of each order).
+ */
+bool pcpcache_config_fit(struct pcpcache_config *cfg,
+			 unsigned long max_per_cpu)
+{
+	unsigned long long total = (unsigned long long)top_high(cfg) + cfg->cold_high;
+	bool cut = fit_highs(cfg, total, max_per_cpu);
+
+	if (cfg->mode != PCPCACHE_MODE_BARN ||
+	    barn_pages(cfg, cfg->barn_full) <= max_per_cpu)
+		return cut;
+	while (cfg->barn_full && barn_pages(cfg, cfg->barn_full) > max_per_cpu)
+		cfg->barn_full--;
+	while (cfg->batch > 1 && barn_pages(cfg, 0) > max_per_cpu)
+		cfg->batch--;
+	/* two magazines of 8 pages of each order, 64, at the least */
+	return barn_pages(cfg, 0) <= max_per_cpu;
 }
 
 /**

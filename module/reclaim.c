@@ -13,6 +13,7 @@
 #include <linux/oom.h>
 #include <linux/rcupdate.h>
 
+#include "barn.h"
 #include "compat.h"
 #include "pcpcache.h"
 
@@ -55,11 +56,22 @@ static unsigned long pcpcache_shrink_scan(struct shrinker *s,
 static int pcpcache_memory_callback(struct notifier_block *nb,
 				    unsigned long action, void *arg)
 {
-	if (action == MEM_GOING_OFFLINE) {
-		/* frees that looked at a block before it was isolated (owner.c) */
+	switch (action) {
+	case MEM_GOING_OFFLINE:
+		pcpcache_barns_close();
+		/*
+		 * frees that looked at a block before it was isolated
+		 * (owner.c), and exchanges with a barn that did not see it
+		 * closed: both run with interrupts or preemption off
+		 */
 		synchronize_rcu();
 		pcpcache_drain_all_async();
 		pcpcache_count(PCPCACHE_MEMORY_OFFLINE, 1);
+		break;
+	case MEM_OFFLINE:
+	case MEM_CANCEL_OFFLINE:
+		pcpcache_barns_open();
+		break;
 	}
 	return NOTIFY_OK;
 }

@@ -46,6 +46,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include "barn.h"
 #include "blocks.h"
 #include "lock.h"
 #include "owner.h"
@@ -392,6 +393,7 @@ void pcpcache_drain_all_async(void)
 			queue_work_on(cpu, pcpcache_wq, &r->drain_work);
 	}
 	mutex_unlock(&pcpcache_hotplug_mutex);
+	pcpcache_barns_give_back(NUMA_NO_NODE, ULONG_MAX, PCPCACHE_DRAIN_REQUEST);
 }
 
 /**
@@ -708,10 +710,13 @@ unsigned long pcpcache_shrink(int nid, unsigned long nr)
 	u64 start = ktime_get_ns(), ns;
 	unsigned long freed;
 
-	if (pcpcache_spin_design())
-		freed = pcpcache_shrink_directly(nid, nr, PCPCACHE_DRAIN_SHRINKER);
-	else
-		freed = pcpcache_shrink_by_work(nid, nr, false);
+	/* a barn's magazines first: no CPU is using them */
+	freed = pcpcache_barns_give_back(nid, nr, PCPCACHE_DRAIN_SHRINKER);
+	if (freed < nr && pcpcache_spin_design())
+		freed += pcpcache_shrink_directly(nid, nr - freed,
+						  PCPCACHE_DRAIN_SHRINKER);
+	else if (freed < nr)
+		freed += pcpcache_shrink_by_work(nid, nr - freed, false);
 	ns = ktime_get_ns() - start;
 	pcpcache_note_shrink_time(ns);
 	pcpcache_count(PCPCACHE_SHRINK, 1);
@@ -742,6 +747,7 @@ unsigned long pcpcache_oom_give_back(void)
 
 	pcpcache_count(PCPCACHE_OOM, 1);
 	for_each_node_state(nid, N_MEMORY) {
+		pcpcache_barns_give_back(nid, ULONG_MAX, PCPCACHE_DRAIN_OOM);
 		nr = pcpcache_parked_pages(nid);
 		if (!nr)
 			continue;
@@ -802,16 +808,21 @@ unsigned long pcpcache_sum_cpus(int nid, unsigned int (*count)(int cpu))
 	return sum;
 }
 
-/* The pages in the magazines of a node, or of all, read as pcpcache_cpu_lists(). */
+/*
+ * The pages in the magazines of a node, or of all, read as
+ * pcpcache_cpu_lists(), and in its barn (barn mode).
+ */
 unsigned long pcpcache_cached_pages(int nid)
 {
-	return pcpcache_sum_cpus(nid, pcpcache_cpu_mag_pages);
+	return pcpcache_sum_cpus(nid, pcpcache_cpu_mag_pages) +
+	       pcpcache_barn_pages(nid);
 }
 
 /* ... and in transit to their CPUs and at home in their blocks: all a shrink takes */
 unsigned long pcpcache_parked_pages(int nid)
 {
-	return pcpcache_sum_cpus(nid, pcpcache_cpu_cached);
+	return pcpcache_sum_cpus(nid, pcpcache_cpu_cached) +
+	       pcpcache_barn_pages(nid);
 }
 
 /**

@@ -12,6 +12,7 @@
 #include <linux/math64.h>
 #include <linux/time64.h>
 
+#include "barn.h"
 #include "blocks.h"
 #include "owner.h"
 #include "pcpcache.h"
@@ -67,6 +68,12 @@ static const char * const pcpcache_stat_names[PCPCACHE_NR_STATS] = {
 	[PCPCACHE_BLOCK_WHOLE]	= "block_whole",
 	[PCPCACHE_BLOCK_WHOLE_PAGES] = "block_whole_pages",
 	[PCPCACHE_BLOCK_PIECES]	= "block_pieces",
+	[PCPCACHE_BARN_SWAPS]	= "barn_swaps",
+	[PCPCACHE_BARN_TOOK_FULL] = "barn_took_full",
+	[PCPCACHE_BARN_GAVE_FULL] = "barn_gave_full",
+	[PCPCACHE_BARN_FLUSHES]	= "barn_flushes",
+	[PCPCACHE_BARN_BUSY]	= "barn_busy",
+	[PCPCACHE_BARN_TRIMMED]	= "barn_trimmed",
 	[PCPCACHE_ORDER_HIT]	 = "order0_hit",	"order1_hit",
 				   "order2_hit",	"order3_hit",
 	[PCPCACHE_ORDER_MISS]	 = "order0_miss",	"order1_miss",
@@ -151,18 +158,19 @@ unsigned long pcpcache_stat_sum(enum pcpcache_stat item)
  * @buf: where to write them, NUL-terminated
  * @size: the size of @buf; a page holds them with room to spare
  *
- * Then six more values. Four are derived: cached, the pages in all
- * magazines, transit, the pages freed to another CPU's transit list (remote
- * and blocks modes) and not yet absorbed, blocks, the pages at home in the
- * CPUs' blocks (blocks mode), and held, the pages handed out and not yet
- * freed. Whenever no operation is in flight, buddy_alloc - buddy_free ==
- * cached + transit + blocks + held. held is signed: the sum is not a snapshot, and
- * a CPU read early may miss an allocation whose page a CPU read later has
- * already freed. The fourth, user_held, is the part of them userspace
- * holds or has reserved through user files and mappings of /dev/pcpcache
- * (charged to their openers' pinned_vm, user.c). The fifth,
- * shrink_longest_us, is the longest shrinker scan since the module was
- * loaded.
+ * Then seven more values. Five are derived: cached, the pages in all
+ * magazines and barns; transit, the pages freed to another CPU's transit
+ * list (remote and blocks modes) and not yet absorbed; blocks, the pages
+ * at home in the CPUs' blocks (blocks mode); barn, the part of cached in
+ * the nodes' barns (barn mode); and held, the pages handed out and not
+ * yet freed. Whenever no operation is in flight, buddy_alloc - buddy_free
+ * == cached + transit + blocks + held. held is signed: the sum is not a
+ * snapshot, and a CPU read early may miss an allocation whose page a CPU
+ * read later has already freed. The sixth, user_held, is the part of them
+ * userspace holds or has reserved through user files and mappings of
+ * /dev/pcpcache (charged to their openers' pinned_vm, user.c). The
+ * seventh, shrink_longest_us, is the longest shrinker scan since the
+ * module was loaded.
  *
  * Return: the length written.
  */
@@ -182,6 +190,8 @@ size_t pcpcache_stats_format(char *buf, size_t size)
 			 pcpcache_transit_pages(NUMA_NO_NODE));
 	len += scnprintf(buf + len, size - len, "blocks %lu\n",
 			 pcpcache_blocks_pages(NUMA_NO_NODE));
+	len += scnprintf(buf + len, size - len, "barn %lu\n",
+			 pcpcache_barn_pages(NUMA_NO_NODE));
 	len += scnprintf(buf + len, size - len, "held %ld\n",
 			 (long)(sum[PCPCACHE_ALLOC] - sum[PCPCACHE_FREE]));
 	len += scnprintf(buf + len, size - len, "user_held %lu\n",

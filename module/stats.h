@@ -59,6 +59,12 @@ enum pcpcache_stat {
 	PCPCACHE_BLOCK_WHOLE,	/* ... given back whole */
 	PCPCACHE_BLOCK_WHOLE_PAGES, /* ... and the pages in them */
 	PCPCACHE_BLOCK_PIECES,	/* pages of partly used blocks given back */
+	PCPCACHE_BARN_SWAPS,	/* barn: main and spare changed places */
+	PCPCACHE_BARN_TOOK_FULL, /* ... a full magazine taken for an empty one */
+	PCPCACHE_BARN_GAVE_FULL, /* ... a full one given for an empty one */
+	PCPCACHE_BARN_FLUSHES,	/* ... a full main given back: the barn was full */
+	PCPCACHE_BARN_BUSY,	/* ... the barn's lock was held: not used */
+	PCPCACHE_BARN_TRIMMED,	/* ... magazines the trim gave back */
 	/* blocks, one counter per order 0 to PCPCACHE_NR_ORDERS - 1 each */
 	PCPCACHE_ORDER_HIT,		/* handed out from a magazine */
 	PCPCACHE_ORDER_MISS = PCPCACHE_ORDER_HIT + PCPCACHE_NR_ORDERS,

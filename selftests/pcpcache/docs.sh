@@ -3,8 +3,8 @@
 #
 # The documents against the loaded module: every file of
 # /sys/kernel/mm/pcpcache/ and /sys/kernel/debug/pcpcache/, every counter
-# of stats, every column of stats_percpu and of pagesets (in single and in
-# split mode), every key of config and limits and every module parameter
+# of stats, every column of stats_percpu and of pagesets (in single, split,
+# blocks and barn mode), every key of config and limits and every module parameter
 # must be named where a reader looks for it:
 #
 #   sysfs files        Documentation/ABI/testing/sysfs-kernel-mm-pcpcache
@@ -59,7 +59,7 @@ list_names()
 	awk '{ print "counter", $1 }' "$DBG/stats"
 	head -n 1 "$DBG/stats_percpu" | tr ' ' '\n' | awk 'NF { print "percpu-column", $1 }'
 	head -n 1 "$DBG/pagesets" | tr -s ' ' '\n' | awk 'NF { print "pagesets-column", $1 }'
-	for mode in split blocks; do
+	for mode in split blocks barn; do
 		echo $mode > "$DBG/mode" || return 1
 		head -n 1 "$DBG/pagesets" | tr -s ' ' '\n' | awk 'NF { print "pagesets-column", $1 }'
 	done

@@ -22,13 +22,16 @@
 #include "pcpcache_harness.h"
 
 static const char * const knob_names[] = { "batch", "high", "cold_batch",
-					   "cold_high" };
-static const char * const mode_names[] = { "passthrough", "single", "split", "remote", "blocks" };
+					   "cold_high", "barn_full",
+					   "barn_empty" };
+static const char * const mode_names[] = { "passthrough", "single", "split",
+					   "remote", "blocks", "barn" };
+#define MODES_DEFAULT	"passthrough [single] split remote blocks barn\n"
 
 /* What the files say about the configuration. */
 struct config {
 	char mode[64];
-	long knob[4];
+	long knob[6];
 };
 
 static int read_config(struct config *c)
@@ -106,6 +109,7 @@ static const struct {
 	{ "drain", 0200, 0200 }, { "user", 0600, 0 },
 	{ "fault_refill", 0600, 0 }, { "bench", 0600, 0 },
 	{ "delay_block_setup", 0600, 0 },
+	{ "barn_full", 0600, 0644 }, { "barn_empty", 0600, 0644 },
 };
 
 FIXTURE(knobs) {
@@ -219,11 +223,14 @@ TEST_F(knobs, defaults_are_2_6_23)
 	struct config c;
 
 	ASSERT_EQ(0, read_config(&c));
-	EXPECT_STREQ("passthrough [single] split remote blocks\n", c.mode);
+	EXPECT_STREQ(MODES_DEFAULT, c.mode);
 	EXPECT_EQ(63, c.knob[0]);
 	EXPECT_EQ(378, c.knob[1]);
 	EXPECT_EQ(31, c.knob[2]);
 	EXPECT_EQ(126, c.knob[3]);
+	/* barn mode's: four full magazines of each order a barn, as many empty */
+	EXPECT_EQ(4, c.knob[4]);
+	EXPECT_EQ(4, c.knob[5]);
 }
 
 TEST_F(knobs, writes_take_effect_everywhere)
@@ -250,6 +257,15 @@ TEST_F(knobs, writes_take_effect_everywhere)
 	ASSERT_LT(0, pcp_read_file(PCP_SYSFS "/parameters/high", buf,
 				   sizeof(buf)));
 	EXPECT_STREQ("40\n", buf);
+	ASSERT_EQ(0, pcp_write("barn_full", "2\n"));
+	ASSERT_EQ(0, pcp_write("barn_empty", "0"));
+	ASSERT_EQ(0, pcp_read_long("barn_full", &val));
+	EXPECT_EQ(2, val);
+	ASSERT_EQ(0, pcp_read_long("barn_empty", &val));
+	EXPECT_EQ(0, val);
+	ASSERT_LT(0, pcp_read_file(PCP_SYSFS "/parameters/barn_full", buf,
+				   sizeof(buf)));
+	EXPECT_STREQ("2\n", buf);
 
 	ASSERT_EQ(0, pcp_write("mode", "split\n"));
 	nr = pcp_read_pagesets(sets, PCP_MAX_CPUS);
@@ -292,6 +308,11 @@ TEST_F(knobs, bad_writes_change_nothing)
 		{ "config", "batch=8  high=64" }, { "config", "batch=0x8" },
 		{ "fault_refill", "101" }, { "fault_refill", "+5" },
 		{ "delay_block_setup", "2001" }, { "delay_block_setup", "-1" },
+		{ "barn_full", "33" }, { "barn_empty", "33" },
+		{ "barn_full", "4294967296" }, { "barn_empty", "-1" },
+		{ "config", "barn_full=33" }, { "config", "barn_empty=33" },
+		{ "config", "mode=barn barn_full=33" },
+		{ "mode", "Barn" }, { "mode", "barns" }, { "mode", "bar" },
 	};
 	struct config before, after;
 	size_t i, k;
@@ -338,8 +359,8 @@ TEST_F(knobs, bad_writes_change_nothing)
 TEST_F(knobs, an_empty_write_changes_nothing)
 {
 	static const char * const writable[] = {
-		"mode", "batch", "high", "cold_batch", "cold_high", "config",
-		"drain",
+		"mode", "batch", "high", "cold_batch", "cold_high", "barn_full",
+		"barn_empty", "config", "drain",
 	};
 	struct config before, after;
 	long gen, gen_after;
@@ -413,6 +434,8 @@ TEST_F(knobs, one_grammar_everywhere)
 		{ "fault_refill", "%s", 8 }, { "drain", "%s", 1 },
 		{ "config", "batch=%s", 8 }, { "config", "cold_high=%s", 100 },
 		{ "config", "mode=split high=%s", 100 },
+		{ "barn_full", "%s", 8 }, { "barn_empty", "%s", 8 },
+		{ "config", "mode=barn barn_full=%s", 8 },
 		{ "bench", "counter 100 1 %s", 0 },
 	};
 	char number[64], write[128], before[256], after[256];
@@ -451,6 +474,7 @@ TEST_F(knobs, a_nul_is_refused_everywhere)
 		{ "mode", "split\0", 6 }, { "mode", "split\0\n", 7 },
 		{ "config", "batch=8\0", 8 }, { "drain", "1\0", 2 },
 		{ "fault_refill", "5\0", 2 }, { "bench", "counter 1 1 0\0", 14 },
+		{ "barn_full", "4\0", 2 }, { "mode", "barn\0", 5 },
 	};
 	char before[256], after[256];
 	size_t i;
@@ -551,6 +575,57 @@ TEST_F(knobs, limits_are_the_rules)
 }
 
 /*
+ * barn mode adds a rule: (2 + barn_full) * batch * 4 <= max_high_sum. A
+ * batch with which the most barn_full (32) does not fit: barn_full one
+ * over the line is refused in barn mode alone, and so is a switch to barn
+ * mode while it is in force; barn_full and barn_empty are 0 to 32 in
+ * every mode. Each refused write changes nothing.
+ */
+TEST_F(knobs, barn_rule_is_drawn_at_the_bound)
+{
+	unsigned long max_sum = pcp_max_high_sum(), batch, bad_batch;
+	char cfg[128], before[256], after[256], path[256];
+	unsigned long full;
+
+	ASSERT_LT(0UL, max_sum);
+	batch = max_sum / PCP_BARN_PAGES(1, PCP_BARN_MAX) + 1;
+	/* the most barn_full fitting with it: under 32 */
+	full = max_sum / (batch * PCP_BARN_ORDERS) - 2;
+	ASSERT_GT(PCP_BARN_MAX, full);
+	ASSERT_LT(0UL, full);
+	snprintf(cfg, sizeof(cfg), "mode=single batch=%lu high=%lu barn_full=%lu",
+		 batch, batch < 378 ? 378 : batch, full + 1);
+	ASSERT_EQ(0, pcp_write("config", cfg)) {
+		TH_LOG("%s: the rule is barn mode's alone", cfg);
+	}
+	pcp_path(path, sizeof(path), "config");
+	ASSERT_LT(0, pcp_read_file(path, before, sizeof(before)));
+	EXPECT_EQ(-EINVAL, pcp_write("mode", "barn"));
+	snprintf(cfg, sizeof(cfg), "mode=barn barn_full=%lu", full + 1);
+	EXPECT_EQ(-EINVAL, pcp_write("config", cfg));
+	ASSERT_LT(0, pcp_read_file(path, after, sizeof(after)));
+	EXPECT_STREQ(before, after);
+	snprintf(cfg, sizeof(cfg), "mode=barn barn_full=%lu", full);
+	ASSERT_EQ(0, pcp_write("config", cfg));
+	snprintf(cfg, sizeof(cfg), "%lu", full + 1);
+	ASSERT_LT(0, pcp_read_file(path, before, sizeof(before)));
+	EXPECT_EQ(-EINVAL, pcp_write("barn_full", cfg));
+	/* the least batch over the line with it, within high */
+	bad_batch = max_sum / PCP_BARN_PAGES(1, full) + 1;
+	ASSERT_GE(378UL, bad_batch);
+	snprintf(cfg, sizeof(cfg), "%lu", bad_batch);
+	EXPECT_EQ(-EINVAL, pcp_write("batch", cfg));
+	EXPECT_EQ(-EINVAL, pcp_write("barn_full", "33"));
+	EXPECT_EQ(-EINVAL, pcp_write("barn_empty", "33"));
+	ASSERT_LT(0, pcp_read_file(path, after, sizeof(after)));
+	EXPECT_STREQ(before, after);
+	EXPECT_EQ(0, pcp_write("barn_empty", "32"));
+	EXPECT_EQ(0, pcp_write("barn_full", "0"));
+	snprintf(cfg, sizeof(cfg), "%lu", bad_batch);
+	EXPECT_EQ(0, pcp_write("batch", cfg));
+}
+
+/*
  * Write @knob @rounds times, through @file ("config" or the knob's own),
  * and read it back after each write: nobody else writes it, so it must
  * be what was written. The number of rounds that found it otherwise.
@@ -600,8 +675,12 @@ TEST_F_TIMEOUT(knobs, config_and_knob_writes_never_undo_each_other, 300)
 	}
 }
 
-/* Each of the 3 x 3 switches, with pages cached on every CPU. */
-/* 50 page audits, each stopping every CPU (slow under emulation) */
+/*
+ * Each of the 6 x 6 switches, with pages cached on every CPU; in barn
+ * mode, each CPU's main magazine within its batch, which pagesets shows
+ * as its high.
+ */
+/* 72 page audits, each stopping every CPU (slow under emulation) */
 TEST_F_TIMEOUT(knobs, mode_switches_keep_the_books, 300)
 {
 	struct pcp_pageset sets[PCP_MAX_CPUS];
@@ -680,7 +759,7 @@ TEST_F(knobs, drain_empties_every_cpu)
 		EXPECT_EQ(0, sets[i].count);
 	/* the mode and the knobs stay */
 	ASSERT_EQ(0, read_config(&c));
-	EXPECT_STREQ("passthrough [single] split remote blocks\n", c.mode);
+	EXPECT_STREQ(MODES_DEFAULT, c.mode);
 	EXPECT_EQ(378, c.knob[1]);
 }
 
@@ -709,6 +788,8 @@ TEST_F(knobs, stats_has_every_counter)
 		"mode_switches", "alloc_zeroed", "remote_node", "shrink",
 		"shrink_pages", "fault_injected", "oom", "oom_pages", "oom_late",
 		"remote_frees", "remote_absorbed", "remote_overflow", "transit",
+		"barn_swaps", "barn_took_full", "barn_gave_full", "barn_flushes",
+		"barn_busy", "barn_trimmed", "barn",
 	};
 	size_t i;
 
@@ -883,8 +964,9 @@ static ssize_t read_in(const char *dir, const char *file, char *buf,
 TEST_F(sysfs, same_text_as_debugfs)
 {
 	static const char * const shared[] = {
-		"mode", "batch", "high", "cold_batch", "cold_high", "config",
-		"generation", "limits", "stats", "pagesets",
+		"mode", "batch", "high", "cold_batch", "cold_high", "barn_full",
+		"barn_empty", "config", "generation", "limits", "stats",
+		"pagesets",
 	};
 	static char in_debugfs[65536], in_sysfs[65536];
 	size_t i, round;

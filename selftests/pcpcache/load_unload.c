@@ -76,17 +76,18 @@ TEST_F(pcpcache, default_mode_is_single)
 
 	ASSERT_EQ(0, pcp_run("modprobe pcpcache"));
 	ASSERT_LT(0, pcp_read_file(DEBUGFS_DIR "/mode", buf, sizeof(buf)));
-	ASSERT_STREQ("passthrough [single] split remote blocks\n", buf);
+	ASSERT_STREQ("passthrough [single] split remote blocks barn\n", buf);
 }
 
 TEST_F(pcpcache, mode_parameter_sets_mode)
 {
 	static const char * const expect[] = {
-		"passthrough", "[passthrough] single split remote blocks\n",
-		"single", "passthrough [single] split remote blocks\n",
-		"split", "passthrough single [split] remote blocks\n",
-		"remote", "passthrough single split [remote] blocks\n",
-		"blocks", "passthrough single split remote [blocks]\n",
+		"passthrough", "[passthrough] single split remote blocks barn\n",
+		"single", "passthrough [single] split remote blocks barn\n",
+		"split", "passthrough single [split] remote blocks barn\n",
+		"remote", "passthrough single split [remote] blocks barn\n",
+		"blocks", "passthrough single split remote [blocks] barn\n",
+		"barn", "passthrough single split remote blocks [barn]\n",
 	};
 	char buf[128];
 	size_t i;
@@ -106,6 +107,7 @@ TEST_F(pcpcache, bad_mode_parameter_fails_load)
 {
 	static const char * const bad[] = {
 		"bogus", "Single", "singlex", "sing", "\"\"", "\"single split\"",
+		"Barn", "barns",
 	};
 	long long mark;
 	size_t i;
@@ -158,13 +160,14 @@ TEST_F(pcpcache, lock_parameter_sets_design)
 TEST_F(pcpcache, knob_parameters_set_knobs)
 {
 	static const char * const knobs[] = { "batch", "high", "cold_batch",
-					      "cold_high" };
-	static const long want[] = { 8, 64, 4, 16 };
+					      "cold_high", "barn_full",
+					      "barn_empty" };
+	static const long want[] = { 8, 64, 4, 16, 7, 0 };
 	char path[128], buf[64];
 	long val;
 	size_t i;
 
-	ASSERT_EQ(0, pcp_run("modprobe pcpcache batch=8 high=64 cold_batch=4 cold_high=16"));
+	ASSERT_EQ(0, pcp_run("modprobe pcpcache batch=8 high=64 cold_batch=4 cold_high=16 barn_full=7 barn_empty=0"));
 	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
 		ASSERT_EQ(0, pcp_read_long(knobs[i], &val));
 		EXPECT_EQ(want[i], val) {
@@ -192,6 +195,11 @@ TEST_F_TIMEOUT(pcpcache, bad_knob_parameters_fail_load, 300)
 		{ "high=4000000000", "high" },
 		{ "cold_high=4000000000", "cold_high" },
 		{ "batch=8x", "batch" },
+		{ "barn_full=33", "barn_full" },
+		{ "barn_empty=33", "barn_empty" },
+		{ "barn_full=-1", "barn_full" },
+		/* barn mode's rule: 34 * 4096 * 4 is more than any bound here */
+		{ "mode=barn batch=4096 high=4096 barn_full=32", "barn_full" },
 	};
 	long long mark;
 	size_t i;
@@ -304,7 +312,7 @@ TEST_F(pcpcache, modprobe_d_options_apply)
 	unlink(conf);
 	ASSERT_TRUE(pcp_exists(SYSFS_MODULE));
 	ASSERT_LT(0, pcp_read_file(DEBUGFS_DIR "/mode", buf, sizeof(buf)));
-	EXPECT_STREQ("passthrough single [split] remote blocks\n", buf);
+	EXPECT_STREQ("passthrough single [split] remote blocks barn\n", buf);
 	ASSERT_EQ(0, pcp_read_long("batch", &val));
 	EXPECT_EQ(31, val);
 	ASSERT_EQ(0, pcp_read_long("high", &val));

@@ -32,7 +32,8 @@
 #define HELD		64
 #define PCPCTL_FAILS	"pcpctl %s > /tmp/out 2>&1; test $? = 1 && grep -q 'kernel lockdown' /tmp/out"
 
-static const char * const modes[] = { "passthrough", "single", "split", "remote", "blocks" };
+static const char * const modes[] = { "passthrough", "single", "split", "remote",
+				      "blocks", "barn" };
 
 /* Why this cannot run here, or NULL: lockdown must be there, and off. */
 static const char *cannot_run(void)
@@ -99,7 +100,8 @@ static void debugfs_refuses(void)
 {
 	static const char * const known[] = {
 		"mode", "batch", "high", "cold_batch", "cold_high", "high_min",
-		"high_max", "config", "drain", "fault_refill", "bench", "user",
+		"high_max", "barn_full", "barn_empty", "config", "drain",
+		"fault_refill", "bench", "user",
 	};
 	char path[512];
 	struct dirent *e;
@@ -163,7 +165,7 @@ static void modes_switch(void)
 		if (!ok)
 			ksft_print_msg("mode %s: %s", modes[m], buf);
 	}
-	ksft_test_result(ok, "sysfs switches remote, split, single and passthrough; the books balance with %d pages held\n",
+	ksft_test_result(ok, "sysfs switches barn, blocks, remote, split, single and passthrough; the books balance with %d pages held\n",
 			 HELD);
 }
 
@@ -173,7 +175,7 @@ static void knobs_set(void)
 	static const char * const bad[][2] = {
 		{ "batch", "+5" }, { "batch", "0" }, { "high", "4294967296" },
 		{ "config", "batch=8 high=4" }, { "mode", "bogus" },
-		{ "drain", "2" },
+		{ "drain", "2" }, { "barn_full", "33" }, { "barn_empty", "33" },
 	};
 	char before[256], after[256];
 	long gen, gen_after, val;
@@ -181,9 +183,12 @@ static void knobs_set(void)
 	size_t i;
 
 	ok = !pcp_write("batch", "8") && !pcp_write("high", "64") &&
-	     !pcp_write("config", "mode=split batch=16 high=128 cold_batch=8 cold_high=32") &&
-	     !pcp_read_long("high", &val) && val == 128;
-	ksft_test_result(ok, "sysfs sets batch, high and a whole config\n");
+	     !pcp_write("barn_full", "2") && !pcp_read_long("barn_full", &val) &&
+	     val == 2 &&
+	     !pcp_write("config", "mode=split batch=16 high=128 cold_batch=8 cold_high=32 barn_full=3") &&
+	     !pcp_read_long("high", &val) && val == 128 &&
+	     !pcp_read_long("barn_full", &val) && val == 3;
+	ksft_test_result(ok, "sysfs sets batch, high, barn_full and a whole config\n");
 
 	ok = pcp_read_file(PCP_SYSFS_DIR "/config", before, sizeof(before)) > 0 &&
 	     !pcp_read_long("generation", &gen);

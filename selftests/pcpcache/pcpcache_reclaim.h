@@ -23,17 +23,21 @@ FIXTURE(reclaim) {
 /*
  * Single mode's one list, and split mode's two: the fills free half of
  * their pages cold there, so that the cold list meets every path too.
+ * barn mode's fills (pcp_fill_to_limit()) leave every CPU's main and
+ * spare full of every order, and full magazines in the barn.
  */
 FIXTURE_VARIANT(reclaim) {
 	const char *params;
 	bool split;
 	bool remote;
+	bool barn;
 };
 
 FIXTURE_VARIANT_ADD(reclaim, single) { .params = "mode=single" };
 FIXTURE_VARIANT_ADD(reclaim, split) { .params = "mode=split", .split = true };
 FIXTURE_VARIANT_ADD(reclaim, remote) { .params = "mode=remote", .remote = true };
 FIXTURE_VARIANT_ADD(reclaim, blocks) { .params = "mode=blocks", .remote = true };
+FIXTURE_VARIANT_ADD(reclaim, barn) { .params = "mode=barn", .barn = true };
 
 FIXTURE_SETUP(reclaim)
 {

@@ -142,7 +142,7 @@ check "set refuses +8, 0x8 and a mode not named exactly" sh -c '
 		pcpctl set "$a" 2> /dev/null; test $? = 2 || { echo "$a"; exit 1; }
 	done'
 check "set applies several at once" pcpctl set mode=split batch=8 high=64
-check "... all of them" test "$(cat $D/config)" = "mode=split batch=8 high=64 cold_batch=31 cold_high=126 high_min=378 high_max=1134"
+check "... all of them" test "$(cat $D/config)" = "mode=split batch=8 high=64 cold_batch=31 cold_high=126 high_min=378 high_max=1134 barn_full=4 barn_empty=4"
 check "mode refuses a bad name, a usage error" sh -c 'pcpctl mode bogus; test $? = 2'
 check "mode switches" sh -c 'pcpctl mode single && pcpctl mode | grep -q "\[single\]"'
 check "stats --json is JSON, with the hit rate and the lock" sh -c '
@@ -250,7 +250,8 @@ check "bench --json --only 1,6: JSON alone, benchmarks 1 and 6" bench_json 1,6
 check "bench --json --only 2: JSON alone" bench_json 2
 # --patterns: the purger and exit rows of every mode the module lists and
 # the kernel's, the local pattern in each mode and under lock=spin and
-# lock=trylock, the eight pattern targets each measured, and the locking
+# lock=trylock, the ten pattern targets each measured (barn's buddy pages
+# and peak parked among them), and the locking
 # design and configuration it found put back
 patterns_check()
 {
@@ -266,15 +267,15 @@ patterns_check()
 	grep -q '"design": "lock=spin"' /tmp/p.json &&
 	grep -q '"design": "lock=trylock"' /tmp/p.json &&
 	# under TCG the three of time are shown, not judged
-	nmet=8
-	! grep -q 'QEMU TCG CPU' /proc/cpuinfo || nmet=5
-	test "$(grep -c '"judged": ' /tmp/p.json)" = 8 &&
+	nmet=10
+	! grep -q 'QEMU TCG CPU' /proc/cpuinfo || nmet=7
+	test "$(grep -c '"judged": ' /tmp/p.json)" = 10 &&
 	test "$(grep -c '"met": ' /tmp/p.json)" = $nmet &&
 	grep -q "^Pattern targets" /tmp/p.err &&
 	test "$(cat $D/config) $(cat /sys/module/pcpcache/parameters/lock)" = "$before" ||
 		{ cat /tmp/p.err; return 1; }
 }
-check "bench --patterns --json: every design, the kernel, the local pattern, 8 targets" \
+check "bench --patterns --json: every design, the kernel, the local pattern, 10 targets" \
 	patterns_check
 # a CSV directory named to break a shell: it must just be a name
 csv_dir_check()

@@ -110,7 +110,7 @@ static void check_books(long long free_before)
 	pcp_read_stats(&st);
 	nr = pcp_read_pagesets(sets, PCP_MAX_CPUS);
 	for (i = 0; i < nr; i++)
-		if (sets[i].count || sets[i].cold_count > 0)
+		if (sets[i].count || pcp_pageset_pages(&sets[i]))
 			busy = sets[i].cpu;
 	if (busy >= 0)
 		ksft_print_msg("cpu %d still caches pages after drain\n", busy);

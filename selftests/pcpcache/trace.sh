@@ -12,7 +12,9 @@
 #   remote_node; mode_switch events == mode_switches; shrink events ==
 #   shrink; high_change events for grew, decayed and cut == high_grew,
 #   high_decayed and high_cut (the stress's controller turns high=auto
-#   on now and then);
+#   on now and then); barn events for swapped, took_full, gave_full and
+#   flushed == barn_swaps, barn_took_full, barn_gave_full and
+#   barn_flushes (the controller switches to barn mode too);
 # - through perf stat -a (where perf is on PATH): the same counts, without
 #   CPU hotplug (perf stops counting on a CPU that went offline).
 #
@@ -66,7 +68,7 @@ need_pcpctl_and_module
 [ -d $T/events ] || { echo "# SKIP: no tracefs at $T (a kernel without CONFIG_EVENT_TRACING?)"; exit $ksft_skip; }
 
 echo "TAP version 13"
-echo "1..21"
+echo "1..25"
 rmmod pcpcache 2> /dev/null
 modprobe pcpcache || { echo "Bail out! modprobe pcpcache failed"; exit 1; }
 [ -d $E ] || { echo "Bail out! pcpcache is loaded but $E is missing"; exit 1; }
@@ -123,6 +125,8 @@ sum_trace()
 				why = kv[2]
 			else if (kv[1] == "order")
 				order = kv[2]
+			else if (kv[1] == "done")
+				done = kv[2]
 		}
 		n[ev]++
 		if (ev == "pcpcache_refill") {
@@ -131,6 +135,8 @@ sum_trace()
 		}
 		if (ev == "pcpcache_high_change")
 			high[why]++
+		if (ev == "pcpcache_barn")
+			barn[done]++
 		if (ev == "pcpcache_remote_free") {
 			# 2^order, without the math busybox awk may lack
 			for (p = 1; order-- > 0; p *= 2)
@@ -152,6 +158,8 @@ sum_trace()
 		printf "oom_pages %d\nremote_frees %d\n", by_why["oom"], remote_frees
 		printf "mode_switches %d\nshrink %d\n", n["pcpcache_mode_switch"], n["pcpcache_shrink"]
 		printf "high_grew %d\nhigh_decayed %d\nhigh_cut %d\n", high["grew"], high["decayed"], high["cut"]
+		printf "barn_swaps %d\nbarn_took_full %d\n", barn["swapped"], barn["took_full"]
+		printf "barn_gave_full %d\nbarn_flushes %d\n", barn["gave_full"], barn["flushed"]
 		for (o = 0; o < 4; o++)
 			printf "order%d_refill %d\n", o, by_order[o]
 		for (w in by_why)
@@ -176,7 +184,7 @@ for round in 1 2 3 4; do
 	rc=$?
 	cp $D/stats /tmp/after
 	moved=1
-	for k in refill drain mode_switches shrink shrink_pages high_grew remote_frees; do
+	for k in refill drain mode_switches shrink shrink_pages high_grew remote_frees barn_swaps; do
 		[ "$(delta $k)" -gt 0 ] || moved=0
 	done
 	[ $rc != 0 ] || [ $moved = 1 ] && break
@@ -228,6 +236,12 @@ expect "tracefs: high_change events, why=decayed" high_decayed high_decayed /tmp
 expect "tracefs: high_change events, why=cut" high_cut high_cut /tmp/trace-sums
 # the stress switches to remote mode too, and frees through a shared file
 expect "tracefs: remote_free event pages" remote_frees remote_frees /tmp/trace-sums moved
+# and to barn mode, whose mains overflow and run empty; whether the barn
+# fills up within the run (a flush) depends on the knobs the controller set
+expect "tracefs: barn events, done=swapped" barn_swaps barn_swaps /tmp/trace-sums moved
+expect "tracefs: barn events, done=took_full" barn_took_full barn_took_full /tmp/trace-sums
+expect "tracefs: barn events, done=gave_full" barn_gave_full barn_gave_full /tmp/trace-sums
+expect "tracefs: barn events, done=flushed" barn_flushes barn_flushes /tmp/trace-sums
 orders=
 for o in 0 1 2 3; do
 	orders="$orders $(awk -v k=order${o}_refill '$1 == k { print $2 }' /tmp/trace-sums)/$(delta order${o}_refill)"

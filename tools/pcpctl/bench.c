@@ -65,6 +65,7 @@ struct opts {
 	unsigned int reps;
 	unsigned long long only;	/* bit n: run benchmark n */
 	bool quick, patterns;
+	int barn_full;		/* --barn-full, or -1: the default knobs' */
 	const char *csv, *plot;
 	FILE *out;		/* the tables: stdout, or stderr with --json */
 	struct json *js;	/* the figures, with --json */
@@ -1643,10 +1644,14 @@ static void patterns_targets(const struct opts *o, char designs[][32], int nd,
 		over_single(designs, nd, purger, "remote", buddy_traffic), 0.2, false);
 	verdict(o, "purger: blocks buddy in+out / single's",
 		over_single(designs, nd, purger, "blocks", buddy_traffic), 0.2, false);
+	verdict(o, "purger: barn buddy in+out / single's",
+		over_single(designs, nd, purger, "barn", buddy_traffic), 0.2, false);
 	verdict(o, "purger: remote peak parked / single's",
 		over_single(designs, nd, purger, "remote", peak_parked), 1.25, false);
 	verdict(o, "purger: blocks peak parked / single's",
 		over_single(designs, nd, purger, "blocks", peak_parked), 1.25, false);
+	verdict(o, "purger: barn peak parked / single's",
+		over_single(designs, nd, purger, "barn", peak_parked), 1.25, false);
 	if (b >= 0 && !exits[b].skipped[0])
 		piecemeal = 1 - exits[b].whole / 100;
 	verdict(o, "exit: blocks, share given back page by page", piecemeal, 0.2, false);
@@ -1681,9 +1686,9 @@ static int run_patterns(const struct opts *o)
 		"others allocate %u pages, then the first frees them all. Per 1000 operations (an\n"
 		"allocation or a free): pages taken from (in) and given back to (out) the buddy\n"
 		"allocator, refills, drains; cycles per operation; pages parked (cached, in\n"
-		"transit or at home in blocks: mean and peak after each burst; cached per CPU at\n"
-		"the end); whole: the share of pages given back in whole blocks (blocks\n"
-		"mode; in percent); sums of %u runs\n"
+		"transit, at home in blocks or in a barn: mean and peak after each burst;\n"
+		"cached per CPU at the end, a barn's on no CPU); whole: the share of pages\n"
+		"given back in whole blocks (blocks mode; in percent); sums of %u runs\n"
 		"after an untimed one. kernel: alloc_pages() itself, the kernel's own lists (%s,\n"
 		"CPU 0: high %ld, batch %ld): in and out are the pages they refilled from and\n"
 		"drained to the zones (tracefs: kmem:mm_page_alloc_zone_locked with\n"
@@ -1832,6 +1837,7 @@ static void bench_usage(FILE *f)
 		"usage: pcpctl bench [--quick] [--reps N] [--only LIST] [--csv DIR] [--json]\n"
 		"                    [--plot DIR]\n"
 		"       pcpctl bench --patterns [--quick] [--reps N] [--json]\n"
+		"                    [--barn-full N]\n"
 		"       pcpctl bench --plot DIR --from CSVDIR\n"
 		"\n"
 		"Runs pcpcache's in-kernel benchmarks (kernel threads pinned to their\n"
@@ -1857,7 +1863,9 @@ static void bench_usage(FILE *f)
 		"              module lists and on the kernel's own lists: buddy traffic,\n"
 		"              refills, drains, cycles, pages parked and in transit;\n"
 		"              a hit pair in each, under lock=spin and lock=trylock;\n"
-		"              the pattern targets\n");
+		"              the pattern targets\n"
+		"  --barn-full N  with --patterns: barn mode's barn_full, 0 to 32,\n"
+		"              instead of the default (where the bound allows)\n");
 }
 
 /* Whether the kernel runs with init_on_alloc=0, which a figure depends on. */
@@ -1988,11 +1996,14 @@ int cmd_bench(int argc, char **argv)
 		{ "from", required_argument, NULL, 'f' },
 		{ "only", required_argument, NULL, 'o' },
 		{ "patterns", no_argument, NULL, 'P' },
+		{ "barn-full", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	struct opts o = { .out = stdout };
+	struct opts o = { .out = stdout, .barn_full = -1 };
 	struct sigaction sa = { 0 };
+	unsigned int barn_full;
+	char knob[16];
 	struct stat st;
 	const char *from = NULL;
 	char *json = NULL, found[256];
@@ -2030,6 +2041,11 @@ int cmd_bench(int argc, char **argv)
 		case 'P':
 			o.patterns = true;
 			break;
+		case 'B':
+			if (parse_uint_arg("--barn-full", optarg, 0, 32, &barn_full))
+				return 2;
+			o.barn_full = barn_full;
+			break;
 		case 'h':
 			bench_usage(stdout);
 			return 0;
@@ -2047,6 +2063,10 @@ int cmd_bench(int argc, char **argv)
 	if (from && (o.csv || want_json || o.only || o.reps || o.quick)) {
 		fprintf(stderr, "%s: --from only draws the plots of CSV files: --csv, --json, --only, --quick and --reps do not go with it\n",
 			who);
+		return 2;
+	}
+	if (o.barn_full >= 0 && !o.patterns) {
+		fprintf(stderr, "%s: --barn-full goes with --patterns only\n", who);
 		return 2;
 	}
 	if (o.patterns && (from || o.csv || o.plot || o.only)) {
@@ -2109,7 +2129,13 @@ int cmd_bench(int argc, char **argv)
 	err = pcp_write("config", BENCH_KNOBS);
 	if (err)
 		fprintf(stderr, "%s: %s: %s\n", who, BENCH_KNOBS, strerror(-err));
-	else
+	if (!err && o.barn_full >= 0) {
+		snprintf(knob, sizeof(knob), "%d", o.barn_full);
+		err = pcp_write("barn_full", knob);
+		if (err)
+			fprintf(stderr, "%s: barn_full=%s: %s\n", who, knob, strerror(-err));
+	}
+	if (!err)
 		err = o.patterns ? run_patterns(&o) : run_all(&o);
 	if (pcp_write("config", found))
 		fprintf(stderr, "%s: cannot put the configuration back: %s",

@@ -59,7 +59,7 @@ struct row {
 
 enum {
 	ROW_KERNEL, ROW_PASSTHROUGH, ROW_SINGLE, ROW_SPLIT, ROW_REMOTE,
-	ROW_BLOCKS, ROW_SMALL, ROW_LARGE, ROW_BIG, NR_ROWS
+	ROW_BLOCKS, ROW_BARN, ROW_SMALL, ROW_LARGE, ROW_BIG, NR_ROWS
 };
 
 static const struct row rows[NR_ROWS] = {
@@ -69,6 +69,7 @@ static const struct row rows[NR_ROWS] = {
 	[ROW_SPLIT]		= { "split", "split", 63, 378 },
 	[ROW_REMOTE]		= { "remote", "remote", 63, 378 },
 	[ROW_BLOCKS]		= { "blocks", "blocks", 63, 378 },
+	[ROW_BARN]		= { "barn", "barn", 63, 378 },
 	[ROW_SMALL]		= { "31/186", "single", 31, 186 },
 	[ROW_LARGE]		= { "310/1860", "single", 310, 1860 },
 	[ROW_BIG]		= { "310/32768", "single", 310, 0 },
@@ -399,7 +400,7 @@ static const char *row_prepare(const struct row *row, size_t task_pages)
 		row_config(row, row_high(row, task_pages), cfg, sizeof(cfg));
 		err = pcp_write("config", cfg);
 		if (err == -EINVAL)
-			return "the module refused it (EINVAL): over its per-CPU bound, high + cold_high <= RAM / 4 / CPUs, on this machine";
+			return "the module refused it (EINVAL): over its per-CPU bound, high + cold_high <= RAM / 4 / CPUs (in barn mode (2 + barn_full) * max(batch, 8) * 4 too), on this machine";
 		if (err)
 			return strerror(-err);
 	}
@@ -442,7 +443,7 @@ static int parse_rows(const char *list, struct opts *o)
 	}
 	free(copy);
 	if (err)
-		fprintf(stderr, "%s: --rows takes a list of kernel, passthrough, single, split, remote, blocks, 31/186, 310/1860, 310/32768, not '%s'\n",
+		fprintf(stderr, "%s: --rows takes a list of kernel, passthrough, single, split, remote, blocks, barn, 31/186, 310/1860, 310/32768, not '%s'\n",
 			who, list);
 	return err ? -1 : 0;
 }
@@ -470,7 +471,7 @@ static void fault_usage(FILE *f)
 		"memory, writes a byte to each page, unmaps it, and again; one task\n"
 		"pinned to each of N CPUs, N = 1 .. all, as processes and as threads.\n"
 		"Rows: kernel (anonymous memory, the kernel's own per-CPU lists), then\n"
-		"/dev/pcpcache in passthrough, single, split, remote and blocks\n"
+		"/dev/pcpcache in passthrough, single, split, remote, blocks and barn\n"
 		"(batch/high 63/378), and single with 31/186, 310/1860 and 310/32768\n"
 		"(or more, to hold a whole region). Prints faults per second per CPU\n"
 		"and buddy round trips per 1000 faults, then the targets. Changes the\n"

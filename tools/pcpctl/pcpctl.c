@@ -362,7 +362,7 @@ static int write_or_say(const char *file, const char *val)
 static int cmd_mode(int argc, char **argv)
 {
 	if (wants_help(argc, argv,
-		       "usage: pcpctl mode [passthrough|single|split]\n\n"
+		       "usage: pcpctl mode [passthrough|single|split|remote|blocks|barn]\n\n"
 		       "Without a name, show the modes with the current one in\n"
 		       "brackets; with one, switch every CPU to it.\n"))
 		return 0;
@@ -372,7 +372,7 @@ static int cmd_mode(int argc, char **argv)
 	}
 	/* the module's own grammar (policy.c), checked before it is asked */
 	if (argc == 2 && pcpcache_mode_parse(argv[1], strlen(argv[1])) < 0) {
-		fprintf(stderr, "%s: '%.*s' is not a mode: passthrough, single, split, remote or blocks\n",
+		fprintf(stderr, "%s: '%.*s' is not a mode: passthrough, single, split, remote, blocks or barn\n",
 			who, QUOTE_MAX, argv[1]);
 		return 2;
 	}

@@ -26,12 +26,14 @@
 static const char *set_help =
 	"usage: pcpctl set KNOB=VALUE...\n\n"
 	"Set any of mode, batch, high (a number, or auto), cold_batch,\n"
-	"cold_high, high_min and high_max at once, each at most once. The result\n"
-	"is checked as a whole (1 <= batch <= high, 1 <= cold_batch <= cold_high,\n"
-	"batches <= 4096, 1 <= high_min <= high_max, high + cold_high at most\n"
-	"max_high_sum of pcpcache's limits file; with high=auto, high_min and\n"
-	"high_max take high's place); if it breaks a rule nothing is written\n"
-	"and the error names the settings at fault.\n";
+	"cold_high, high_min, high_max, barn_full and barn_empty at once, each\n"
+	"at most once. The result is checked as a whole (1 <= batch <= high,\n"
+	"1 <= cold_batch <= cold_high, batches <= 4096, 1 <= high_min <= high_max,\n"
+	"high + cold_high at most max_high_sum of pcpcache's limits file, with\n"
+	"high=auto high_min and high_max in high's place; barn_full and\n"
+	"barn_empty <= 32, and in barn mode (2 + barn_full) * max(batch, 8) * 4 at most\n"
+	"max_high_sum); if it breaks a rule nothing is written and the error\n"
+	"names the settings at fault.\n";
 
 
 /* Which setting one "KEY=VALUE" argument names: a bit of GIVEN_*, or 0. */
@@ -66,7 +68,7 @@ static int apply_args(int argc, char **argv, struct pcpcache_config *cfg,
 		/* one word each: a space would smuggle in a second setting */
 		if (!bit || strpbrk(argv[i], " \t\n\r") ||
 		    pcpcache_config_parse(cfg, argv[i], len)) {
-			fprintf(stderr, "%s: '%.*s%s' is not KEY=VALUE: KEY mode, batch, high, cold_batch, cold_high, high_min or high_max, VALUE a mode, auto (for high) or 1 to 10 digits; nothing changed\n",
+			fprintf(stderr, "%s: '%.*s%s' is not KEY=VALUE: KEY mode, batch, high, cold_batch, cold_high, high_min, high_max, barn_full or barn_empty, VALUE a mode, auto (for high) or 1 to 10 digits; nothing changed\n",
 				who, QUOTE_MAX, argv[i],
 				len > QUOTE_MAX ? "..." : "");
 			return 2;
@@ -120,6 +122,26 @@ static void explain(const char *bad, const struct pcpcache_config *cfg,
 	enum pcpcache_knob b = PCPCACHE_KNOB_BATCH, h = PCPCACHE_KNOB_HIGH;
 	struct pcpcache_config c = *cfg;
 
+	if ((!strcmp(bad, "barn_full") && c.barn_full > PCPCACHE_BARN_MAX) ||
+	    !strcmp(bad, "barn_empty")) {
+		b = strcmp(bad, "barn_full") ? PCPCACHE_KNOB_BARN_EMPTY :
+					       PCPCACHE_KNOB_BARN_FULL;
+		fprintf(stderr, "%s: %s=%u (%s) breaks %s <= %u; nothing changed\n",
+			who, bad, *pcpcache_knob(&c, b), origin(given, 1U << b),
+			bad, PCPCACHE_BARN_MAX);
+		return;
+	}
+	if (!strcmp(bad, "barn_full")) {
+		/* policy.c's barn rule: a CPU's main, spare and share of a barn */
+		fprintf(stderr, "%s: in barn mode (%s), (2 + barn_full=%u (%s)) * batch=%u (%s) * %d = %llu is over %lu, the most this machine allows (max_high_sum in limits); nothing changed\n",
+			who, origin(given, GIVEN_MODE), c.barn_full,
+			origin(given, 1U << PCPCACHE_KNOB_BARN_FULL), c.batch,
+			origin(given, 1U << PCPCACHE_KNOB_BATCH),
+			PCPCACHE_NR_BARN_ORDERS,
+			(2ULL + c.barn_full) * c.batch * PCPCACHE_NR_BARN_ORDERS,
+			max_sum);
+		return;
+	}
 	if (!strcmp(bad, "high_min")) {
 		fprintf(stderr, "%s: high_min=%u (%s) with high_max=%u (%s) breaks 1 <= high_min <= high_max; nothing changed\n",
 			who, c.high_min, origin(given, 1U << PCPCACHE_KNOB_HIGH_MIN),
@@ -196,7 +218,7 @@ int cmd_set(int argc, char **argv)
 		explain(bad, &cfg, given, max_sum);
 		return 1;
 	}
-	/* at most one of each of five settings, each checked: it fits */
+	/* at most one of each setting, each checked: it fits */
 	if (join(argc, argv, line, sizeof(line)))
 		return 1;
 	err = pcp_write("config", line);

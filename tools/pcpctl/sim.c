@@ -21,6 +21,15 @@
  * same lists in the same order, so that which page goes where, and which
  * block goes back whole, is the module's.
  *
+ * Barn mode (barn.c) is magazine.c's barn rules as core.c calls them: an
+ * allocation that finds the main magazine (the hot list) empty swaps in
+ * the spare, else takes a full magazine from the barn, else refills main
+ * as single mode does; a free that takes main over batch puts it in the
+ * spare's place, or in the barn, or gives it back. The simulator has one
+ * node, so one barn for every CPU, never busy; every 5 s of trace time the
+ * barn is trimmed, as barn.c's work does by the clock, the magazines it
+ * gives back counted on CPU 0. Its pages are parked, on no CPU's count.
+ *
  * Kept free of kernel-only calls, like magazine.c: it builds against the
  * kernel's tools/include/linux/list.h.
  */
@@ -127,9 +136,42 @@ struct sim {
 	uint64_t at_home;		/* blocks: all CPUs */
 	uint32_t *alloc_cpu;		/* as_replayed: by slot */
 	struct list_head *user;		/* as_replayed: by CPU and order, newest first */
-	uint64_t parked;		/* all CPUs, in transit and at home too */
+	uint64_t parked;		/* all CPUs, in transit, at home and in the barn too */
+	struct pcpcache_depot *depot;	/* barn: the one node's barn */
 	bool nomem;
 };
+
+static bool barn(const struct sim *sim)
+{
+	return sim->s->design == SIM_BARN;
+}
+
+/* Pages in the barn, 0 outside barn mode. */
+static uint64_t barn_pages(const struct sim *sim)
+{
+	return sim->depot ? mag_depot_count(sim->depot) : 0;
+}
+
+/* barn.c's pcpcache_barn_count(): one exchange of @c's magazines */
+static void barn_count(struct sim_cpu *c, enum mag_barn_done done)
+{
+	switch (done) {
+	case MAG_BARN_SWAPPED:
+		c->barn_swaps++;
+		break;
+	case MAG_BARN_TOOK_FULL:
+		c->barn_took_full++;
+		break;
+	case MAG_BARN_GAVE_FULL:
+		c->barn_gave_full++;
+		break;
+	case MAG_BARN_FLUSHED:
+		c->barn_flushes++;
+		break;
+	default:
+		break;
+	}
+}
 
 static bool routes_frees(const struct sim *sim)
 {
@@ -461,8 +503,8 @@ static struct list_head *sim_refill(struct sim *sim, unsigned int cpu,
 	if (nr) {
 		mag_cut_init(&cut);
 		mag_add_refill(list, order, &pages, nr);
-		mag_trim_to_high(list, &cut, PCPCACHE_MAX_BATCH -
-				 (nr < PCPCACHE_MAX_BATCH ? nr : PCPCACHE_MAX_BATCH));
+		mag_trim_refill(&sim->mag[cpu], list, &cut, PCPCACHE_MAX_BATCH -
+				(nr < PCPCACHE_MAX_BATCH ? nr : PCPCACHE_MAX_BATCH));
 		give_back(sim, cpu, &cut);
 	}
 	return mine;
@@ -485,6 +527,15 @@ static void sim_alloc(struct sim *sim, const struct pcp_trace_event *e,
 		sim_absorb(sim, e->cpu);
 	if (cached_order(sim, order))
 		node = mag_take(&sim->mag[e->cpu], order, pcp_ev_cold(e));
+	/* core.c's pcpcache_barn_exchanged(), then the take again */
+	if (!node && barn(sim) && cached_order(sim, order)) {
+		enum mag_barn_done done = mag_barn_refill(&sim->mag[e->cpu],
+							  sim->depot, order);
+
+		barn_count(c, done);
+		if (done != MAG_BARN_NONE)
+			node = mag_take(&sim->mag[e->cpu], order, pcp_ev_cold(e));
+	}
 	if (node) {
 		c->hits++;
 		c->alloc_hit += pages;
@@ -558,9 +609,28 @@ static void sim_free(struct sim *sim, const struct pcp_trace_event *e,
 	list = mag_put(mag, node, order, pcp_ev_cold(e));
 	if (mag_over_high(list)) {
 		mag_cut_init(&cut);
-		mag_trim(list, order, &cut);
+		/* core.c's pcpcache_trim_local(): in barn mode, an exchange */
+		if (barn(sim))
+			barn_count(c, mag_barn_overflow(mag, sim->depot, order, &cut));
+		else
+			mag_trim(list, order, &cut);
 		give_back(sim, e->cpu, &cut);
 	}
+}
+
+/*
+ * barn.c's trim work: what the barn did not need since the last trim goes
+ * back, counted on CPU 0 (the module's on the CPU the work ran on).
+ */
+static void sim_barn_trim(struct sim *sim)
+{
+	struct pcpcache_cut cut;
+
+	sim->parked -= barn_pages(sim);
+	mag_cut_init(&cut);
+	sim->cpu[0].barn_trimmed += mag_depot_trim(sim->depot, &cut);
+	give_back(sim, 0, &cut);
+	sim->parked += barn_pages(sim);
 }
 
 /* request.c's decay work on every CPU: decay, then trim to the new high. */
@@ -613,6 +683,11 @@ void sim_result_finish(struct sim_result *r, double parked_sum)
 		t->block_whole += c->block_whole;
 		t->block_whole_pages += c->block_whole_pages;
 		t->block_pieces += c->block_pieces;
+		t->barn_swaps += c->barn_swaps;
+		t->barn_took_full += c->barn_took_full;
+		t->barn_gave_full += c->barn_gave_full;
+		t->barn_flushes += c->barn_flushes;
+		t->barn_trimmed += c->barn_trimmed;
 		if (c->parked_peak > r->parked_peak_cpu)
 			r->parked_peak_cpu = c->parked_peak;
 	}
@@ -632,6 +707,8 @@ static int run_module_design(const struct pcp_trace *t, const struct sim_setting
 	struct sblock *b, *next;
 	uint64_t before, after;
 	uint64_t i, now = 0, next_tick = SIM_DECAY_USECS;
+	uint64_t next_trim = SIM_BARN_TRIM_USECS;
+	bool ticking = s->cfg.high_auto;
 	double parked_sum = 0;
 	int err = 0;
 
@@ -643,12 +720,16 @@ static int run_module_design(const struct pcp_trace *t, const struct sim_setting
 	sim.reserve = calloc(n, sizeof(*sim.reserve));
 	sim.alloc_cpu = calloc(slots, sizeof(*sim.alloc_cpu));
 	sim.user = calloc(n * PCPCACHE_NR_ORDERS, sizeof(*sim.user));
+	if (s->design == SIM_BARN)
+		sim.depot = malloc(sizeof(*sim.depot));
 	INIT_LIST_HEAD(&sim.blocks);
 	if (!sim.mag || !sim.transit || !sim.held || !sim.reserve ||
-	    !sim.alloc_cpu || !sim.user) {
+	    !sim.alloc_cpu || !sim.user || (s->design == SIM_BARN && !sim.depot)) {
 		err = -1;
 		goto out;
 	}
+	if (sim.depot)
+		mag_depot_init(sim.depot, &cfg);
 	for (cpu = 0; cpu < n; cpu++) {
 		mag_init(&sim.mag[cpu], &cfg);
 		mag_cut_init(&sim.transit[cpu]);
@@ -662,18 +743,30 @@ static int run_module_design(const struct pcp_trace *t, const struct sim_setting
 		const struct pcp_trace_event *e = &t->ev[i];
 
 		now += e->usecs;
-		if (cfg.high_auto) {
-			for (; now >= next_tick; next_tick += SIM_DECAY_USECS)
-				sim_tick(&sim, n);
+		/*
+		 * request.c's decay work; in barn mode, whose magazines are
+		 * not auto-tuned, it runs once and is not armed again
+		 */
+		for (; ticking && now >= next_tick; next_tick += SIM_DECAY_USECS) {
+			sim_tick(&sim, n);
+			ticking = s->design != SIM_BARN;
+		}
+		if (sim.depot && !s->no_barn_trim) {
+			for (; now >= next_trim; next_trim += SIM_BARN_TRIM_USECS)
+				sim_barn_trim(&sim);
 		}
 		if (e->op != PCP_EV_ALLOC && e->op != PCP_EV_FREE)
 			continue;
-		before = mag_count(&sim.mag[e->cpu]) + sim.in_transit + sim.at_home;
+		before = mag_count(&sim.mag[e->cpu]) + sim.in_transit + sim.at_home +
+			 barn_pages(&sim);
 		if (e->op == PCP_EV_ALLOC)
 			sim_alloc(&sim, e, t->slot[i]);
 		else
 			sim_free(&sim, e, t->slot[i]);
-		after = mag_count(&sim.mag[e->cpu]) + sim.in_transit + sim.at_home;
+		after = mag_count(&sim.mag[e->cpu]) + sim.in_transit + sim.at_home +
+			barn_pages(&sim);
+		if (barn_pages(&sim) > r->barn_peak)
+			r->barn_peak = barn_pages(&sim);
 		sim.parked = sim.parked + after - before;
 		after = mag_count(&sim.mag[e->cpu]) + sim.transit[e->cpu].count +
 			sim.reserve[e->cpu].pages;
@@ -693,6 +786,7 @@ out:
 	free(sim.reserve);
 	free(sim.alloc_cpu);
 	free(sim.user);
+	free(sim.depot);
 	list_for_each_entry_safe(b, next, &sim.blocks, all)
 		free(b);
 	pool_release(&sim.pool);
@@ -800,6 +894,11 @@ void sim_label(const struct sim_setting *s, char *buf, size_t size)
 	case SIM_PASSTHROUGH:
 	case SIM_KERNEL:
 		snprintf(buf, size, "%s", sim_design_name(s->design));
+		break;
+	case SIM_BARN:
+		/* high is not used: a magazine holds batch pages */
+		snprintf(buf, size, "%s batch=%u barn_full=%u",
+			 sim_design_name(s->design), c->batch, c->barn_full);
 		break;
 	default:
 		if (c->high_auto)

@@ -18,6 +18,7 @@ enum sim_design {
 	SIM_SPLIT = PCPCACHE_MODE_SPLIT,
 	SIM_REMOTE = PCPCACHE_MODE_REMOTE,
 	SIM_BLOCKS = PCPCACHE_MODE_BLOCKS,
+	SIM_BARN = PCPCACHE_MODE_BARN,
 	/* after every mode: replay takes a mode for a design */
 	SIM_KERNEL,		/* 6.1's lists, batch and high from the trace */
 	SIM_NR_DESIGNS,
@@ -34,6 +35,12 @@ struct sim_setting {
 	 * one matters to blocks mode's blocks.
 	 */
 	bool as_replayed;
+	/*
+	 * barn: no trim of the barn by trace time. replay's: the module
+	 * trims by the clock, and the replay is exact only when none of its
+	 * trims gave a magazine back.
+	 */
+	bool no_barn_trim;
 };
 
 /* Counted as the module counts them (stats_percpu): pages unless said. */
@@ -51,6 +58,11 @@ struct sim_cpu {
 	uint64_t block_whole;		/* ... given back whole */
 	uint64_t block_whole_pages;	/* ... and the pages in them */
 	uint64_t block_pieces;		/* pages of partly used blocks given back */
+	uint64_t barn_swaps;		/* barn: main and spare changed places */
+	uint64_t barn_took_full;	/* ... a full magazine taken for an empty one */
+	uint64_t barn_gave_full;	/* ... a full one given for an empty one */
+	uint64_t barn_flushes;		/* ... a full main given back: the barn was full */
+	uint64_t barn_trimmed;		/* ... magazines the trim gave back (CPU 0's) */
 	uint64_t parked_peak;		/* pages cached, in transit and at home, at once, most */
 };
 
@@ -61,6 +73,7 @@ struct sim_result {
 	uint64_t ops;			/* allocations and frees */
 	double parked_mean;		/* pages cached, over the events */
 	uint64_t parked_peak_cpu;	/* the most one CPU had */
+	uint64_t barn_peak;		/* barn: the most pages in the barn */
 	double hit_rate;		/* allocations served from a list, of all */
 	double trips_per_k;		/* buddy calls (refills, drains, direct) per 1000 ops */
 	int pareto;			/* on the front of trips against peak */
@@ -76,6 +89,14 @@ void sim_label(const struct sim_setting *s, char *buf, size_t size);
 
 /* The decay tick of high=auto, as module/request.c's: every second. */
 #define SIM_DECAY_USECS	1000000
+
+/*
+ * module/barn.h's PCPCACHE_BARN_TRIM_SECS (a kernel header): the trim of
+ * the barn, every 5 s of trace time, as barn.c's deferrable work by the
+ * clock.
+ */
+#define SIM_BARN_TRIM_SECS	5
+#define SIM_BARN_TRIM_USECS	(SIM_BARN_TRIM_SECS * 1000000ULL)
 
 /* module/blocks.h's: a block's pages, and block_hold's default and most */
 #define SIM_BLOCK_PAGES		512

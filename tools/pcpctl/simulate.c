@@ -91,8 +91,8 @@ int cmd_dump(int argc, char **argv)
 static const char *simulate_help =
 	"usage: pcpctl simulate TRACE [--set KNOBS] [--designs LIST]\n"
 	"                       [--batch LIST] [--high LIST] [--max-order N]\n"
-	"                       [--block-hold N] [--budget MB] [--per-cpu]\n"
-	"                       [--json] [--plot DIR]\n\n"
+	"                       [--block-hold N] [--barn-full LIST] [--budget MB]\n"
+	"                       [--per-cpu] [--json] [--plot DIR]\n\n"
 	"Replay TRACE on this machine through pcpcache's own list discipline\n"
 	"(the module's magazine.c), for a grid of designs and settings, and\n"
 	"through a model of the kernel's own lists (6.1's, with the batch and\n"
@@ -102,15 +102,19 @@ static const char *simulate_help =
 	"settings on the Pareto front of trips against peak pages parked.\n\n"
 	"  --set KNOBS     one setting instead of the grid, as pcpctl set takes\n"
 	"                  it: 'mode=single batch=63 high=378'\n"
-	"  --designs LIST  of passthrough, single, split, remote, blocks, auto,\n"
-	"                  kernel (default: all)\n"
+	"  --designs LIST  of passthrough, single, split, remote, blocks, barn,\n"
+	"                  auto, kernel (default: all)\n"
 	"  --batch LIST    batches of the grid (default 4,8,16,31,63,127,255,511)\n"
 	"  --high LIST     highs of the grid, as multiples of batch\n"
-	"                  (default 1,2,4,6,8,16)\n"
+	"                  (default 1,2,4,6,8,16; not barn's, whose magazines\n"
+	"                  hold batch pages)\n"
 	"  --max-order N   cache orders 0 to N only, as before 5.13 with 0\n"
 	"                  (default 3)\n"
 	"  --block-hold N  blocks: pages a CPU keeps at home in its blocks, as\n"
 	"                  the module's block_hold parameter (default 1024)\n"
+	"  --barn-full LIST\n"
+	"                  barn: the most full magazines of each order the\n"
+	"                  barn keeps, with each batch (default 0,2,4,8,16)\n"
 	"  --budget MB     name the setting with the fewest trips whose peak\n"
 	"                  fits in MB megabytes\n"
 	"  --per-cpu       each CPU's counts too\n"
@@ -135,6 +139,7 @@ struct grid {
 	unsigned int high[SIM_MAX_LIST], nr_high;
 	unsigned int max_order;
 	unsigned int block_hold;
+	unsigned int barn_full[SIM_MAX_LIST], nr_barn_full;
 };
 
 static int parse_uint_list(const char *what, const char *s, unsigned int min,
@@ -184,7 +189,7 @@ static int parse_designs(const char *s, struct grid *g)
 			if (!strcmp(tok, sim_design_name(d)))
 				break;
 		if (d == SIM_NR_DESIGNS) {
-			fprintf(stderr, "%s: --designs: '%.*s' is none of passthrough, single, split, remote, blocks, auto, kernel\n",
+			fprintf(stderr, "%s: --designs: '%.*s' is none of passthrough, single, split, remote, blocks, barn, auto, kernel\n",
 				who, QUOTE_MAX, tok);
 			err = -1;
 		} else {
@@ -210,6 +215,8 @@ static void base_config(struct pcpcache_config *c)
 	c->cold_high = PCPCACHE_DEFAULT_COLD_HIGH;
 	c->high_min = PCPCACHE_DEFAULT_HIGH_MIN;
 	c->high_max = PCPCACHE_DEFAULT_HIGH_MAX;
+	c->barn_full = PCPCACHE_DEFAULT_BARN_FULL;
+	c->barn_empty = PCPCACHE_DEFAULT_BARN_EMPTY;
 }
 
 static unsigned int build_grid(const struct grid *g, bool kernel_ok,
@@ -237,6 +244,25 @@ static unsigned int build_grid(const struct grid *g, bool kernel_ok,
 				/* the cold list scales as the defaults do */
 				x->cfg.cold_batch = g->batch[b] / 2 ? g->batch[b] / 2 : 1;
 				x->cfg.cold_high = 2 * g->batch[b];
+				if (config_ok(&x->cfg) && n < SIM_MAX_SETTINGS - 8)
+					n++;
+			}
+	}
+	/* barn: each batch with each barn_full; high is not used, 6 x batch */
+	if (g->design[SIM_BARN]) {
+		for (b = 0; b < g->nr_batch; b++)
+			for (h = 0; h < g->nr_barn_full; h++) {
+				struct sim_setting *x = &s[n];
+
+				base_config(&x->cfg);
+				x->design = SIM_BARN;
+				x->cfg.mode = PCPCACHE_MODE_BARN;
+				x->max_order = g->max_order;
+				x->cfg.batch = g->batch[b];
+				x->cfg.high = 6 * g->batch[b];
+				x->cfg.cold_batch = g->batch[b] / 2 ? g->batch[b] / 2 : 1;
+				x->cfg.cold_high = 2 * g->batch[b];
+				x->cfg.barn_full = g->barn_full[h];
 				if (config_ok(&x->cfg) && n < SIM_MAX_SETTINGS - 8)
 					n++;
 			}
@@ -387,6 +413,12 @@ static void json_result(struct json *js, const char *label,
 	json_uint(js, "block_whole", r->total.block_whole);
 	json_uint(js, "block_whole_pages", r->total.block_whole_pages);
 	json_uint(js, "block_pieces", r->total.block_pieces);
+	json_uint(js, "barn_swaps", r->total.barn_swaps);
+	json_uint(js, "barn_took_full", r->total.barn_took_full);
+	json_uint(js, "barn_gave_full", r->total.barn_gave_full);
+	json_uint(js, "barn_flushes", r->total.barn_flushes);
+	json_uint(js, "barn_trimmed", r->total.barn_trimmed);
+	json_uint(js, "barn_peak", r->barn_peak);
 	json_num(js, "parked_mean", r->parked_mean);
 	json_uint(js, "parked_peak", r->total.parked_peak);
 	json_uint(js, "parked_peak_cpu", r->parked_peak_cpu);
@@ -429,7 +461,9 @@ static int plot_front(const char *dir, const struct sim_setting *s,
 	fprintf(f, "setting,design,trips_per_1000,parked_peak,parked_mean,pareto\n");
 	for (i = 0; i < n; i++) {
 		sim_label(&s[i], label, sizeof(label));
-		design = s[i].cfg.high_auto ? "auto" : sim_design_name(s[i].design);
+		/* barn's magazines are not auto-tuned, whatever high says */
+		design = s[i].cfg.high_auto && s[i].design != SIM_BARN ? "auto" :
+			 sim_design_name(s[i].design);
 		fprintf(f, "%s,%s,%.3f,%" PRIu64 ",%.1f,%d\n", label, design,
 			r[i].trips_per_k, r[i].total.parked_peak, r[i].parked_mean,
 			r[i].pareto);
@@ -468,6 +502,7 @@ int cmd_simulate(int argc, char **argv)
 		{ "high", required_argument, NULL, 'H' },
 		{ "max-order", required_argument, NULL, 'o' },
 		{ "block-hold", required_argument, NULL, 'k' },
+		{ "barn-full", required_argument, NULL, 'F' },
 		{ "budget", required_argument, NULL, 'B' },
 		{ "per-cpu", no_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
@@ -480,13 +515,15 @@ int cmd_simulate(int argc, char **argv)
 		.design = {
 			[SIM_PASSTHROUGH] = true, [SIM_SINGLE] = true,
 			[SIM_SPLIT] = true, [SIM_REMOTE] = true,
-			[SIM_BLOCKS] = true, [SIM_KERNEL] = true,
+			[SIM_BLOCKS] = true, [SIM_BARN] = true,
+			[SIM_KERNEL] = true,
 		},
 		.autohigh = true,
 		.batch = { 4, 8, 16, 31, 63, 127, 255, 511 }, .nr_batch = 8,
 		.high = { 1, 2, 4, 6, 8, 16 }, .nr_high = 6,
 		.max_order = PCP_TRACE_MAX_ORDER,
 		.block_hold = SIM_BLOCK_HOLD,
+		.barn_full = { 0, 2, 4, 8, 16 }, .nr_barn_full = 5,
 	};
 	const char *set = NULL, *plot_dir = NULL, *no_kernel = NULL;
 	bool json = false, per_cpu = false, budget_given = false;
@@ -526,6 +563,11 @@ int cmd_simulate(int argc, char **argv)
 		case 'k':
 			if (parse_uint_arg("--block-hold", optarg, 0, SIM_BLOCK_HOLD_MAX,
 					   &g.block_hold))
+				return 2;
+			break;
+		case 'F':
+			if (parse_uint_list("--barn-full", optarg, 0, PCPCACHE_BARN_MAX,
+					    g.barn_full, &g.nr_barn_full))
 				return 2;
 			break;
 		case 'B':

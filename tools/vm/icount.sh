@@ -58,7 +58,7 @@ for round in $(seq "$rounds"); do
 	for lock in local spin trylock; do
 		modprobe -r pcpcache 2>/dev/null || true
 		modprobe pcpcache lock=$lock
-		for mode in passthrough single split remote blocks; do
+		for mode in passthrough single split barn remote blocks; do
 			echo $mode > /sys/kernel/mm/pcpcache/mode
 			figure "pair.$mode.$lock" 0
 		done

@@ -309,15 +309,41 @@ static void *worker_main(void *arg)
  */
 struct ctl_state {
 	int mode;
-	unsigned int knob[4];	/* batch, high (0: auto), cold_batch, cold_high */
+	/* batch, high (0: auto), cold_batch, cold_high, barn_full, barn_empty */
+	unsigned int knob[6];
+	bool barn;		/* the module has barn mode and its knobs */
 	unsigned long gen;
 	char text[256];		/* the config file, as read */
 };
 
+enum { K_BATCH, K_HIGH, K_COLD_BATCH, K_COLD_HIGH, K_BARN_FULL, K_BARN_EMPTY };
 static const char * const ctl_knobs[] = { "batch", "high", "cold_batch",
-					  "cold_high" };
-static const char * const ctl_modes[] = { "passthrough", "single", "split", "remote", "blocks" };
+					  "cold_high", "barn_full", "barn_empty" };
+static const char * const ctl_modes[] = { "passthrough", "single", "split",
+					  "remote", "blocks", "barn" };
 #define NR_CTL_MODES	(int)(sizeof(ctl_modes) / sizeof(ctl_modes[0]))
+#define CTL_BARN	(NR_CTL_MODES - 1)
+
+/* The modes @st's module has: barn last, where it has it. */
+static int ctl_nr_modes(const struct ctl_state *st)
+{
+	return st->barn ? NR_CTL_MODES : NR_CTL_MODES - 1;
+}
+
+/*
+ * The most barn_full may be with @batch in barn mode, or -1 when not even
+ * 0 fits (pcpcache_config_check()'s barn rule against the bound @limit).
+ */
+static int ctl_barn_full_max(unsigned long limit, unsigned int batch)
+{
+	/* (2 + full) * batch * orders <= limit */
+	unsigned long long most = limit / ((unsigned long long)batch *
+					   PCP_BARN_ORDERS);
+
+	if (most < 2)
+		return -1;
+	return most - 2 > PCP_BARN_MAX ? PCP_BARN_MAX : (int)(most - 2);
+}
 
 /*
  * Read the configuration and its generation as one: if the generation
@@ -328,6 +354,7 @@ static int ctl_read(struct ctl_state *st)
 {
 	char path[256], mode[32], high[16];
 	long before, after = -1;
+	const char *full, *empty;
 	int i, tries;
 
 	pcp_path(path, sizeof(path), "config");
@@ -341,14 +368,22 @@ static int ctl_read(struct ctl_state *st)
 	}
 	if (before != after ||
 	    sscanf(st->text, "mode=%31s batch=%u high=%15s cold_batch=%u cold_high=%u",
-		   mode, &st->knob[0], high, &st->knob[2],
-		   &st->knob[3]) != 5)
+		   mode, &st->knob[K_BATCH], high, &st->knob[K_COLD_BATCH],
+		   &st->knob[K_COLD_HIGH]) != 5)
 		return -EINVAL;
 	/* high=auto is kept as 0, which no number written to high can be */
-	st->knob[1] = strcmp(high, "auto") ? strtoul(high, NULL, 10) : 0;
+	st->knob[K_HIGH] = strcmp(high, "auto") ? strtoul(high, NULL, 10) : 0;
+	/* a module without barn mode has neither of its knobs */
+	full = strstr(st->text, " barn_full=");
+	empty = strstr(st->text, " barn_empty=");
+	st->barn = full && empty &&
+		   sscanf(full, " barn_full=%u", &st->knob[K_BARN_FULL]) == 1 &&
+		   sscanf(empty, " barn_empty=%u", &st->knob[K_BARN_EMPTY]) == 1;
+	if (!st->barn)
+		st->knob[K_BARN_FULL] = st->knob[K_BARN_EMPTY] = 0;
 	st->gen = after;
 	st->mode = -1;
-	for (i = 0; i < NR_CTL_MODES; i++)
+	for (i = 0; i < ctl_nr_modes(st); i++)
 		if (!strcmp(mode, ctl_modes[i]))
 			st->mode = i;
 	return st->mode < 0 ? -EINVAL : 0;
@@ -356,7 +391,8 @@ static int ctl_read(struct ctl_state *st)
 
 static bool ctl_same(const struct ctl_state *a, const struct ctl_state *b)
 {
-	return a->mode == b->mode && !memcmp(a->knob, b->knob, sizeof(a->knob));
+	return a->mode == b->mode && a->barn == b->barn &&
+	       !memcmp(a->knob, b->knob, sizeof(a->knob));
 }
 
 /* Another writer changed the configuration: take its state in. */
@@ -433,13 +469,48 @@ static void ctl_set_pair(struct stress *s, struct ctl_state *st, int batch,
 	}
 }
 
-static void ctl_set_mode(struct stress *s, struct ctl_state *st, int mode)
+/*
+ * Switch to @mode. barn mode's rule may need barn_full lowered for the
+ * batch in force: both in one config write, or no switch where even none
+ * would fit.
+ */
+static void ctl_set_mode(struct stress *s, struct ctl_state *st, int mode,
+			 unsigned long limit)
 {
+	int full = ctl_barn_full_max(limit, st->knob[K_BATCH]);
 	char what[64];
 
+	if (mode == CTL_BARN && full < 0)
+		return;
+	if (mode == CTL_BARN && (unsigned int)full < st->knob[K_BARN_FULL]) {
+		snprintf(what, sizeof(what), "mode=barn barn_full=%d", full);
+		if (!ctl_written(s, st, pcp_write("config", what), what)) {
+			st->mode = mode;
+			st->knob[K_BARN_FULL] = full;
+		}
+		return;
+	}
 	snprintf(what, sizeof(what), "mode <- %s", ctl_modes[mode]);
 	if (!ctl_written(s, st, pcp_write("mode", ctl_modes[mode]), what))
 		st->mode = mode;
+}
+
+/*
+ * barn_full or barn_empty to a random legal value: in barn mode,
+ * barn_full within what the batch in force leaves of the bound.
+ */
+static void ctl_set_barn(struct stress *s, struct ctl_state *st,
+			 unsigned int *seed, unsigned long limit)
+{
+	int full = st->mode == CTL_BARN ?
+		   ctl_barn_full_max(limit, st->knob[K_BATCH]) : PCP_BARN_MAX;
+
+	if (!st->barn)
+		return;
+	if (pick(seed, 0, 1) && full >= 0)
+		ctl_set(s, st, K_BARN_FULL, pick(seed, 0, full));
+	else
+		ctl_set(s, st, K_BARN_EMPTY, pick(seed, 0, PCP_BARN_MAX));
 }
 
 /*
@@ -478,8 +549,12 @@ static void ctl_pick_bad(const struct ctl_state *st, unsigned int *seed,
 		{ "batch", "0" }, { "mode", "bogus" }, { "cold_high", "-5" },
 		{ "drain", "2" }, { "batch", "12abc" },
 	};
-	unsigned int i = pick(seed, 0, 7);
+	unsigned int i = pick(seed, 0, st->barn ? 10 : 7);
+	int full;
 
+	/* barn mode's knobs and rule come after the others' */
+	if (i >= 3 && st->barn)
+		i = i < 6 ? i + 5 : i - 3;
 	switch (i) {
 	case 0:
 		strcpy(file, "high");
@@ -492,6 +567,25 @@ static void ctl_pick_bad(const struct ctl_state *st, unsigned int *seed,
 	case 2:
 		strcpy(file, "high");
 		snprintf(val, size, "%lu", limit + 1);
+		break;
+	case 8:
+		strcpy(file, pick(seed, 0, 1) ? "barn_full" : "barn_empty");
+		snprintf(val, size, "%d", PCP_BARN_MAX + 1);
+		break;
+	case 9:
+		/* in barn mode: one more full magazine than the bound lets in */
+		full = ctl_barn_full_max(limit, st->knob[K_BATCH]);
+		if (st->mode == CTL_BARN && full >= 0 && full < PCP_BARN_MAX) {
+			strcpy(file, "barn_full");
+			snprintf(val, size, "%d", full + 1);
+			break;
+		}
+		/* fall through */
+	case 10:
+		/* barn mode with a batch whose most barn_full does not fit */
+		strcpy(file, "config");
+		snprintf(val, size, "mode=barn batch=%llu barn_full=%d",
+			 limit / PCP_BARN_PAGES(1, PCP_BARN_MAX) + 1, PCP_BARN_MAX);
 		break;
 	default:
 		strcpy(file, fixed[i - 3][0]);
@@ -508,7 +602,7 @@ static void ctl_bad_write(struct stress *s, struct ctl_state *st,
 			  unsigned int *seed, unsigned long limit)
 {
 	struct ctl_state before, after;
-	char val[32], file[16];
+	char val[80], file[16];
 	int err;
 
 	if (ctl_read(&before)) {
@@ -545,7 +639,10 @@ int pcp_cpu_set_online(int cpu, bool online)
 	return pcp_write_file(path, online ? "1" : "0");
 }
 
-/* The pages cached on @cpu (both lists); 0, or -errno. */
+/*
+ * The pages cached on @cpu (every list: split mode's cold list and barn
+ * mode's spare too, by the order columns); 0, or -errno.
+ */
 int pcp_pageset_count(int cpu, long *count)
 {
 	static struct pcp_pageset sets[PCP_MAX_CPUS];
@@ -553,8 +650,7 @@ int pcp_pageset_count(int cpu, long *count)
 
 	for (i = 0; i < nr; i++) {
 		if (sets[i].cpu == cpu) {
-			*count = sets[i].count +
-				 (sets[i].cold_count > 0 ? sets[i].cold_count : 0);
+			*count = pcp_pageset_pages(&sets[i]);
 			return 0;
 		}
 	}
@@ -568,7 +664,7 @@ int pcp_pageset_count(int cpu, long *count)
 static void ctl_hotplug(struct stress *s, unsigned int *seed)
 {
 	int cpu, nr = sysconf(_SC_NPROCESSORS_CONF);
-	long count;
+	long count = 0;
 	int err;
 
 	if (nr < 2)
@@ -598,7 +694,7 @@ static void *controller_main(void *arg)
 	unsigned int seed = s->opts->seed ^ 0xc0ffee;
 	unsigned long limit = pcp_max_high_sum();
 	unsigned int max_high = limit / 2 < 2048 ? limit / 2 : 2048;
-	unsigned int b, h, max_cold = max_high / 2;
+	unsigned int b, h, max_cold = max_high / 2, max_batch;
 	struct ctl_state st, now;
 	int err;
 
@@ -615,12 +711,20 @@ static void *controller_main(void *arg)
 		}
 		if (now.gen != st.gen)
 			ctl_take_in(s, &st, &now);
-		switch (pick(&seed, 0, 9)) {
+		switch (pick(&seed, 0, 10)) {
 		case 0 ... 2:
-			ctl_set_mode(s, &st, pick(&seed, 0, NR_CTL_MODES - 1));
+			ctl_set_mode(s, &st, pick(&seed, 0, ctl_nr_modes(&st) - 1),
+				     limit);
 			break;
 		case 3 ... 4:
-			b = pick(&seed, 1, 256);
+			/* in barn mode, a batch its barn_full fits the bound with */
+			max_batch = 256;
+			if (st.mode == CTL_BARN &&
+			    limit / PCP_BARN_PAGES(1, st.knob[K_BARN_FULL]) < max_batch)
+				max_batch = limit / PCP_BARN_PAGES(1, st.knob[K_BARN_FULL]);
+			if (!max_batch)
+				break;
+			b = pick(&seed, 1, max_batch);
 			h = pick(&seed, b, b > max_high ? b : max_high);
 			ctl_set_pair(s, &st, 0, b, h);
 			break;
@@ -635,6 +739,12 @@ static void *controller_main(void *arg)
 		case 6 ... 7:
 			ctl_bad_write(s, &st, &seed, limit);
 			break;
+		case 10:
+			if (st.barn) {
+				ctl_set_barn(s, &st, &seed, limit);
+				break;
+			}
+			/* fall through */
 		case 8:
 			if (s->opts->hotplug) {
 				ctl_hotplug(s, &seed);

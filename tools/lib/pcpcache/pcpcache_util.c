@@ -385,6 +385,7 @@ bool pcp_books_balance(const struct pcp_stats *st, char *why, size_t size)
 	long long blocks = pcp_stat(st, "blocks");
 	long long sent = pcp_stat(st, "remote_frees");
 	long long absorbed = pcp_stat(st, "remote_absorbed");
+	long long barn = pcp_stat(st, "barn");
 
 	if (ba - bf != cached + transit + blocks + held) {
 		snprintf(why, size,
@@ -401,6 +402,11 @@ bool pcp_books_balance(const struct pcp_stats *st, char *why, size_t size)
 	if (alloc != hit + miss) {
 		snprintf(why, size, "alloc %lld != alloc_hit %lld + alloc_miss %lld",
 			 alloc, hit, miss);
+		return false;
+	}
+	/* the pages in the barns (barn mode) are a part of cached */
+	if (barn > cached) {
+		snprintf(why, size, "barn %lld > cached %lld", barn, cached);
 		return false;
 	}
 	snprintf(why, size, "buddy_alloc %lld - buddy_free %lld = cached %lld + transit %lld + blocks %lld + held %lld",
@@ -444,12 +450,12 @@ static long *pageset_field(struct pcp_pageset *s, const char *name)
 	static const char * const names[] = {
 		"count", "high", "batch", "cold_count", "cold_high",
 		"cold_batch", "order0", "order1", "order2", "order3",
-		"transit", "blocks",
+		"transit", "blocks", "spare", "barn",
 	};
 	long *fields[] = {
 		&s->count, &s->high, &s->batch, &s->cold_count, &s->cold_high,
 		&s->cold_batch, &s->order[0], &s->order[1], &s->order[2],
-		&s->order[3], &s->transit, &s->blocks,
+		&s->order[3], &s->transit, &s->blocks, &s->spare, &s->barn,
 	};
 	unsigned int i;
 
@@ -814,10 +820,88 @@ long long pcp_kernel_pages_in_use(void)
 	return kb * 1024 / sysconf(_SC_PAGESIZE);
 }
 
+/* Whether @mode is the one in force (the mode file's bracketed name). */
+bool pcp_mode_is(const char *mode)
+{
+	char path[256], buf[128], want[40];
+
+	pcp_path(path, sizeof(path), "mode");
+	snprintf(want, sizeof(want), "[%s]", mode);
+	return pcp_read_file(path, buf, sizeof(buf)) > 0 && strstr(buf, want);
+}
+
+/*
+ * The base pages a CPU's line of pagesets says it caches: its order
+ * columns, the blocks of each order on every list it has (split mode's
+ * cold list, barn mode's spare), else count and cold_count (or spare).
+ * Its node's barn is no CPU's: not counted.
+ */
+long pcp_pageset_pages(const struct pcp_pageset *set)
+{
+	long pages = 0;
+	int order;
+
+	if (set->order[0] < 0)
+		return set->count + (set->cold_count > 0 ? set->cold_count : 0) +
+		       (set->spare > 0 ? set->spare : 0);
+	for (order = 0; order < PCP_NR_ORDERS; order++)
+		pages += set->order[order] << order;
+	return pages;
+}
+
+/*
+ * barn mode: the most pcp_fill_to_limit() makes each node's barn keep, a
+ * full magazine of each order for each. Each CPU's main and spare hold a
+ * batch of every order, the batch as large as the bound then allows.
+ */
+#define PCP_FILL_BARN_FULL	2
+
+/*
+ * barn mode's fill: the largest batch the bound allows with
+ * PCP_FILL_BARN_FULL full magazines a barn, then on every CPU every order
+ * allocated and freed, main, spare and a barn's share full of each.
+ */
+static long pcp_fill_barn(int fd)
+{
+	unsigned long limit = pcp_max_high_sum();
+	unsigned long batch = limit / PCP_BARN_PAGES(1, PCP_FILL_BARN_FULL);
+	unsigned int order, nr;
+	struct pcp_stats st;
+	char val[96];
+	cpu_set_t was;
+	int cpu, err = 0;
+
+	if (batch > 4096)
+		batch = 4096;
+	if (batch < 64)
+		return -1;
+	/* high is not used in barn mode: it need only let batch be */
+	snprintf(val, sizeof(val), "batch=%lu high=%lu barn_full=%d", batch,
+		 batch, PCP_FILL_BARN_FULL);
+	if (pcp_write("config", val) ||
+	    pcp_write_file(PCP_SYSFS "/parameters/user_max_pages", "1000000") ||
+	    pcp_write_file(PCP_SYSFS "/parameters/user_max_total", "1000000") ||
+	    sched_getaffinity(0, sizeof(was), &was))
+		return -1;
+	for (cpu = 0; cpu < pcp_nr_cpus() && !err; cpu++) {
+		err = pcp_pin(cpu);
+		for (order = 0; order < PCP_NR_ORDERS && !err; order++) {
+			/* main, spare, and what overflows them to the barn */
+			nr = (2 + PCP_FILL_BARN_FULL) * (batch >> order);
+			err = pcp_alloc(fd, nr, PCPCACHE_ORDER(order), NULL) ?:
+			      pcp_free(fd, nr, PCPCACHE_ORDER(order), NULL);
+		}
+	}
+	if (sched_setaffinity(0, sizeof(was), &was) || err || pcp_read_stats(&st))
+		return -1;
+	return pcp_stat(&st, "cached");
+}
+
 /*
  * Fill every magazine to the most the rules allow (a quarter of RAM over
  * the online CPUs, high and cold_high together); with @split, half of it
- * on split mode's cold lists. The pages cached afterwards.
+ * on split mode's cold lists. In barn mode, pcp_fill_barn()'s. The pages
+ * cached afterwards.
  */
 long pcp_fill_to_limit(int fd, bool split)
 {
@@ -826,6 +910,8 @@ long pcp_fill_to_limit(int fd, bool split)
 	struct pcp_stats st;
 	char val[32], cold_val[32];
 
+	if (pcp_mode_is("barn"))
+		return pcp_fill_barn(fd);
 	if (limit < 1000)
 		return -1;
 	snprintf(val, sizeof(val), "%ld", limit - cold);

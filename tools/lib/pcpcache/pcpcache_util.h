@@ -28,7 +28,17 @@
 #define PCP_FREE_PAGES_TOLERANCE	1024
 /* The module's default knobs, as a config line (mode aside). */
 #define PCP_DEFAULT_KNOBS \
-	"batch=63 high=378 cold_batch=31 cold_high=126 high_min=378 high_max=1134"
+	"batch=63 high=378 cold_batch=31 cold_high=126 high_min=378 high_max=1134" \
+	" barn_full=4 barn_empty=4"
+/*
+ * barn mode's rule (module/policy.h): a CPU's main and spare magazines
+ * and barn_full of its node's barn, batch pages of each of the orders
+ * cached, within the bound on high + cold_high.
+ */
+#define PCP_BARN_ORDERS		4
+#define PCP_BARN_MAX		32
+#define PCP_BARN_PAGES(batch, full) \
+	((2ULL + (full)) * (batch) * PCP_BARN_ORDERS)
 
 /* The longest name of a counter, NUL aside. */
 #define PCP_NAME_MAX	31
@@ -54,6 +64,8 @@ struct pcp_pageset {
 	long order[PCP_NR_ORDERS];		/* blocks of each order cached */
 	long transit;				/* -1 unless remote or blocks */
 	long blocks;				/* -1 unless blocks */
+	long spare;				/* -1 unless barn: the spare's pages */
+	long barn;				/* -1 unless barn: its node's barn's */
 };
 
 #ifndef __printf
@@ -112,6 +124,8 @@ long long pcp_buddy_free_pages(void);
 long long pcp_kernel_pages_in_use(void);
 bool pcp_under_icount(void);
 long pcp_fill_to_limit(int fd, bool split);
+bool pcp_mode_is(const char *mode);
+long pcp_pageset_pages(const struct pcp_pageset *set);
 int pcp_use_memory(long kb, long *ms);
 pid_t pcp_start_hog(int cpu);
 int pcp_reload(const char *params);
