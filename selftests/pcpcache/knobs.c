@@ -575,11 +575,11 @@ TEST_F(knobs, limits_are_the_rules)
 }
 
 /*
- * barn mode adds a rule: (2 + barn_full) * batch * 4 <= max_high_sum. A
- * batch with which the most barn_full (32) does not fit: barn_full one
- * over the line is refused in barn mode alone, and so is a switch to barn
- * mode while it is in force; barn_full and barn_empty are 0 to 32 in
- * every mode. Each refused write changes nothing.
+ * barn mode adds a rule: (2 + barn_full) * max(batch, 8) * 4 <=
+ * max_high_sum. A batch with which the most barn_full (32) does not fit:
+ * barn_full one over the line is refused in barn mode alone, and so is a
+ * switch to barn mode while it is in force; barn_full and barn_empty are
+ * 0 to 32 in every mode. Each refused write changes nothing.
  */
 TEST_F(knobs, barn_rule_is_drawn_at_the_bound)
 {

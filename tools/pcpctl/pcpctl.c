@@ -285,7 +285,8 @@ static int cat_file(const char *name)
 
 /*
  * The pagesets as JSON: a list of CPUs, the cold list's in split mode, the
- * pages in transit in remote and blocks modes, those at home in blocks mode.
+ * pages in transit in remote and blocks modes, those at home in blocks mode,
+ * the spare's and the node's barn's in barn mode.
  */
 static int pagesets_json(void)
 {
@@ -321,6 +322,10 @@ static int pagesets_json(void)
 			json_int(&js, "transit", sets[i].transit);
 		if (sets[i].blocks >= 0)
 			json_int(&js, "blocks", sets[i].blocks);
+		if (sets[i].spare >= 0)
+			json_int(&js, "spare", sets[i].spare);
+		if (sets[i].barn >= 0)
+			json_int(&js, "barn", sets[i].barn);
 		json_end(&js, '}');
 	}
 	json_end(&js, ']');

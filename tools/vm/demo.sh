@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The main job, run inside the VM by "make demo" (tools/demo): load
-# pcpcache, then in each of the five modes a short all-CPU stress with the
+# pcpcache, then in each of the six modes a short all-CPU stress with the
 # per-CPU lists while it runs, the stress with its controller, the books
 # with pages cached, the benchmarks at a size that finishes in a few
 # minutes under emulation, with the comparison table, and the purger
-# pattern: where the 2026 designs (remote, blocks) differ from single and
+# pattern: where the 2026 designs (remote, blocks, barn) differ from single and
 # the kernel's own lists. The kernel messages it causes are explained
 # where they come.
 set -eu
@@ -29,7 +29,7 @@ pcpctl mode
 cat "$D/config"
 
 # The stress drains when it ends: the per-CPU table is taken while it runs.
-# every mode the module has ("passthrough [single] split remote blocks")
+# every mode the module has ("passthrough [single] split remote blocks barn")
 modes=$(pcpctl mode | tr -d '[]')
 for mode in $modes; do
 	section "mode $mode: 3 s of all-CPU stress, configuration left alone; the per-CPU lists 2 s in"
@@ -73,13 +73,14 @@ pcpctl bench --patterns --quick --reps 1 > /tmp/patterns.out 2>&1 || {
 }
 awk '$1 == "purger" { on = 1; next }
 	on && NF == 0 { exit }
-	on && ($1 == "single" || $1 == "remote" || $1 == "blocks" || $1 == "kernel") {
+	on && ($1 == "single" || $1 == "remote" || $1 == "blocks" || $1 == "barn" ||
+	    $1 == "kernel") {
 		if (!n++)
 			printf "%-12s %28s %20s\n", "design", "buddy pages per 1000 ops", "peak pages parked"
 		printf "%-12s %28s %20s\n", $1 == "kernel" ? "kernel lists" : $1, $4, $9
 	}' /tmp/patterns.out
 echo "(buddy pages: taken from and given back to the buddy allocator, in + out; parked:"
-echo " cached, in transit or at home in blocks, the peak after each burst of frees;"
+echo " cached, in transit, at home in blocks or in a barn, the peak after each burst;"
 echo " counts of pages, not timing: they hold under emulation)"
 
 # A trace of this machine's own allocations, for the host to simulate

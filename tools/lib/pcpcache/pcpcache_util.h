@@ -31,9 +31,11 @@
 	"batch=63 high=378 cold_batch=31 cold_high=126 high_min=378 high_max=1134" \
 	" barn_full=4 barn_empty=4"
 /*
- * barn mode's rule (module/policy.h): a CPU's main and spare magazines
- * and barn_full of its node's barn, batch pages of each of the orders
- * cached, within the bound on high + cold_high.
+ * barn mode's rule (module/policy.c): a CPU's main and spare magazines
+ * and barn_full of its node's barn, max(batch, 8) pages of each of the
+ * orders cached (a magazine holds an order-3 block at least), within the
+ * bound on high + cold_high. Linear in batch from 8 on, which is where
+ * the callers work (limit / PCP_BARN_PAGES(1, full) is the most batch).
  */
 #define PCP_BARN_ORDERS		4
 #define PCP_BARN_MAX		32
