@@ -29,7 +29,7 @@
 #include "pcpcache_trace.h"
 
 struct pcpcache_barn {
-	spinlock_t lock;
+	spinlock_t lock;		/* guards depot: see the top of the file */
 	struct pcpcache_depot depot;
 };
 
@@ -81,6 +81,10 @@ bool pcpcache_barn_refill(struct pcpcache_mag *mag, unsigned int order)
 	unsigned long flags;
 
 	done = mag_barn_refill(mag, NULL, order);
+	/*
+	 * A peek without the lock: a stale 0 only means a refill from the
+	 * buddy allocator, a stale count is read again under the lock.
+	 */
 	if (done == MAG_BARN_NONE && b && data_race(b->depot.nr_full[order]) &&
 	    !atomic_read(&pcpcache_barns_closed)) {
 		if (spin_trylock_irqsave(&b->lock, flags)) {
@@ -124,33 +128,67 @@ void pcpcache_barn_overflow(struct pcpcache_mag *mag, unsigned int order,
 }
 
 /*
+ * Do @op to the barn of node @nid (every barn for NUMA_NO_NODE) under its
+ * lock, and give what it cut back after it, counted as @why. Return: the
+ * base pages given back.
+ */
+static unsigned long pcpcache_barns_each(int nid,
+					 void (*op)(struct pcpcache_depot *d,
+						    struct pcpcache_cut *cut,
+						    void *arg),
+					 void *arg, enum pcpcache_drain_why why)
+{
+	unsigned long freed = 0;
+	struct pcpcache_barn *b;
+	struct pcpcache_cut cut;
+	unsigned long flags;
+	int n;
+
+	if (!pcpcache_barns)
+		return 0;
+	for_each_node(n) {
+		b = pcpcache_barns[n];
+		if (!b || (nid != NUMA_NO_NODE && n != nid))
+			continue;
+		mag_cut_init(&cut);
+		spin_lock_irqsave(&b->lock, flags);
+		op(&b->depot, &cut, arg);
+		spin_unlock_irqrestore(&b->lock, flags);
+		freed += cut.count;
+		pcpcache_give_back_drained(&cut, raw_smp_processor_id(), why);
+	}
+	return freed;
+}
+
+static void pcpcache_depot_trim(struct pcpcache_depot *d,
+				struct pcpcache_cut *cut, void *arg)
+{
+	pcpcache_count(PCPCACHE_BARN_TRIMMED, mag_depot_trim(d, cut));
+}
+
+/*
  * Give back what the barns did not need since the last trim, every
  * PCPCACHE_BARN_TRIM_SECS while barn mode is in force: a deferrable
  * timer, which an idle machine does not wake for.
  */
 static void pcpcache_barn_trim_work(struct work_struct *work)
 {
-	struct pcpcache_barn *b;
-	struct pcpcache_cut cut;
-	unsigned long flags;
-	unsigned int nr;
-	int nid;
-
-	for_each_node(nid) {
-		b = pcpcache_barns[nid];
-		if (!b)
-			continue;
-		mag_cut_init(&cut);
-		spin_lock_irqsave(&b->lock, flags);
-		nr = mag_depot_trim(&b->depot, &cut);
-		spin_unlock_irqrestore(&b->lock, flags);
-		pcpcache_count(PCPCACHE_BARN_TRIMMED, nr);
-		pcpcache_give_back_drained(&cut, raw_smp_processor_id(),
-					   PCPCACHE_DRAIN_TRIM);
-	}
+	pcpcache_barns_each(NUMA_NO_NODE, pcpcache_depot_trim, NULL,
+			    PCPCACHE_DRAIN_TRIM);
 	if (READ_ONCE(pcpcache_config.mode) == PCPCACHE_MODE_BARN)
 		schedule_delayed_work(&pcpcache_barn_trim,
 				      PCPCACHE_BARN_TRIM_SECS * HZ);
+}
+
+/* @arg: the base pages still wanted, less those this barn gives */
+static void pcpcache_depot_give(struct pcpcache_depot *d,
+				struct pcpcache_cut *cut, void *arg)
+{
+	unsigned long *want = arg;
+
+	if (*want)
+		*want -= min(*want, (unsigned long)mag_depot_cut(d,
+				min(*want, (unsigned long)UINT_MAX), cut));
 }
 
 /**
@@ -164,27 +202,17 @@ static void pcpcache_barn_trim_work(struct work_struct *work)
 unsigned long pcpcache_barns_give_back(int nid, unsigned long nr,
 				       enum pcpcache_drain_why why)
 {
-	unsigned long freed = 0;
-	struct pcpcache_barn *b;
-	struct pcpcache_cut cut;
-	unsigned long flags;
-	int n;
+	return pcpcache_barns_each(nid, pcpcache_depot_give, &nr, why);
+}
 
-	if (!pcpcache_barns)
-		return 0;
-	for_each_node(n) {
-		b = pcpcache_barns[n];
-		if (!b || (nid != NUMA_NO_NODE && n != nid) || freed >= nr)
-			continue;
-		mag_cut_init(&cut);
-		spin_lock_irqsave(&b->lock, flags);
-		mag_depot_cut(&b->depot, min(nr - freed, (unsigned long)UINT_MAX),
-			      &cut);
-		spin_unlock_irqrestore(&b->lock, flags);
-		freed += cut.count;
-		pcpcache_give_back_drained(&cut, raw_smp_processor_id(), why);
-	}
-	return freed;
+static void pcpcache_depot_reconfigure(struct pcpcache_depot *d,
+				       struct pcpcache_cut *cut, void *arg)
+{
+	const struct pcpcache_config *cfg = arg;
+
+	if (cfg->mode != PCPCACHE_MODE_BARN)
+		mag_depot_cut(d, UINT_MAX, cut);
+	mag_depot_reconfigure(d, cfg, cut);
 }
 
 /**
@@ -192,31 +220,15 @@ unsigned long pcpcache_barns_give_back(int nid, unsigned long nr,
  * @cfg: the configuration, in force on every CPU already
  *
  * Outside barn mode no CPU gives a barn anything any more: what is left
- * goes back. In it, the magazines over a lowered limit go back, and the
- * trim runs. The limits are set in every mode, for the next switch.
+ * goes back. In it, the magazines over a lowered limit, or larger than a
+ * lowered batch makes them, go back, and the trim runs. The limits are
+ * set in every mode, for the next switch.
  */
 void pcpcache_barns_reconfigure(const struct pcpcache_config *cfg)
 {
-	bool barn = cfg->mode == PCPCACHE_MODE_BARN;
-	struct pcpcache_barn *b;
-	struct pcpcache_cut cut;
-	unsigned long flags;
-	int nid;
-
-	for_each_node(nid) {
-		b = pcpcache_barns[nid];
-		if (!b)
-			continue;
-		mag_cut_init(&cut);
-		spin_lock_irqsave(&b->lock, flags);
-		if (!barn)
-			mag_depot_cut(&b->depot, UINT_MAX, &cut);
-		mag_depot_reconfigure(&b->depot, cfg, &cut);
-		spin_unlock_irqrestore(&b->lock, flags);
-		pcpcache_give_back_drained(&cut, raw_smp_processor_id(),
-					   PCPCACHE_DRAIN_RECONFIG);
-	}
-	if (barn)
+	pcpcache_barns_each(NUMA_NO_NODE, pcpcache_depot_reconfigure,
+			    (void *)cfg, PCPCACHE_DRAIN_RECONFIG);
+	if (cfg->mode == PCPCACHE_MODE_BARN)
 		schedule_delayed_work(&pcpcache_barn_trim,
 				      PCPCACHE_BARN_TRIM_SECS * HZ);
 }
