@@ -5,6 +5,11 @@
  * each of the NR_PCP_LISTS lists, pcp->count and pcp->free_factor. The
  * rules followed, each named after the kernel function it copies:
  *
+ *  - pcp_allowed_order(): orders 0..PAGE_ALLOC_COSTLY_ORDER (3), and
+ *    pageblock_order (9) with CONFIG_TRANSPARENT_HUGEPAGE (Debian: y;
+ *    kmodel_set_thp()), use the lists; any other order goes to buddy and
+ *    is refused here (-1). Order 9 is THP, and any other allocation of
+ *    2 MiB (hugetlb's from buddy): 6.1 does not ask why.
  *  - order_to_pindex(): list MIGRATE_PCPTYPES * order + migratetype for
  *    orders 0..3; the THP order has lists 12 (not movable) and 13.
  *  - rmqueue_pcplist(): every allocation first halves free_factor.

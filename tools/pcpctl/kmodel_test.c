@@ -14,7 +14,7 @@
 
 #include "kmodel.h"
 
-#define PLANNED		40
+#define PLANNED		54
 #define UNMOV		0
 #define MOVABLE		1
 #define RECLAIM		2
@@ -338,6 +338,151 @@ static void test_thp(void)
 	kmodel_destroy(m);
 }
 
+#define THP	KMODEL_THP_ORDER
+
+/*
+ * Order 9 at the recorded DMA32's high 6926 and batch 63 (max_nr_free
+ * 6863): 13 THPs are 6656 pages, under high; the 14th makes 7168.
+ */
+static void test_thp_count(void)
+{
+	struct kmodel *m = one(6926, 63);
+	const struct kmodel_cpu_result *r = kmodel_cpu(m, 0);
+	int i, bad = 0;
+
+	for (i = 0; i < 13; i++)
+		bad |= kmodel_free(m, 0, PFN, THP, MOVABLE);
+	ok(!bad && r->drains == 0 && kmodel_parked(m) == 13 * 512 &&
+	   kmodel_list_len(m, 0, 0, THP, MOVABLE) == 13 && r->thp_frees == 13,
+	   "13 THP frees park 6656 pages (pcp->count counts 512 each), no drain");
+	/* 7168 >= 6926: nr_pcp_free() 63 << 0 = 63, ff 1; one entry from 13 */
+	bad |= kmodel_free(m, 0, PFN, THP, MOVABLE);
+	ok(!bad && r->drains == 1 && r->drain_pages == 512 &&
+	   kmodel_parked(m) == 6656 && kmodel_free_factor(m, 0, 0) == 1 &&
+	   r->parked_peak == 7168,
+	   "the 14th (7168 >= high): a drain of 63 asked, one THP (512) given back");
+	/* again: 63 << 1 = 126, ff 2; 126 - 512 < 0 after one entry */
+	bad |= kmodel_free(m, 0, PFN, THP, MOVABLE);
+	ok(!bad && r->drains == 2 && r->drain_pages == 1024 &&
+	   kmodel_free_factor(m, 0, 0) == 2 && r->free_high_drains == 0,
+	   "the 15th: 126 asked, one THP again, free_factor 2");
+	/*
+	 * free_high is for orders 1 to 3 only: a THP free with free_factor 2
+	 * drains nr_pcp_free() 63 << 2 = 252 (ff 3) from list 12, one THP,
+	 * not all 7168
+	 */
+	bad |= kmodel_free(m, 0, PFN, THP, UNMOV);
+	ok(!bad && r->drains == 3 && r->drain_pages == 1536 &&
+	   r->free_high_drains == 0 && kmodel_parked(m) == 6656 &&
+	   kmodel_list_len(m, 0, 0, THP, UNMOV) == 0 &&
+	   kmodel_list_len(m, 0, 0, THP, MOVABLE) == 13 &&
+	   kmodel_free_factor(m, 0, 0) == 3,
+	   "no free_high for a THP free: 252 asked, the unmovable THP goes, 13 stay");
+	/* rmqueue_pcplist() halves free_factor for order 9 too: 3 -> 1 */
+	bad |= kmodel_alloc(m, 0, PFN, THP, MOVABLE);
+	ok(!bad && r->hits == 1 && r->refills == 0 && r->thp_allocs == 1 &&
+	   r->allocs == 0 && kmodel_free_factor(m, 0, 0) == 1 &&
+	   kmodel_parked(m) == 6144,
+	   "a THP alloc hits the movable THP list, halves free_factor 3 -> 1");
+	kmodel_destroy(m);
+}
+
+/* order_to_pindex(): unmovable and reclaimable THPs share list 12 */
+static void test_thp_lists(void)
+{
+	struct kmodel *m = one(6926, 63);
+	const struct kmodel_cpu_result *r = kmodel_cpu(m, 0);
+	int bad = 0;
+
+	bad |= kmodel_free(m, 0, PFN, THP, UNMOV);
+	ok(!bad && kmodel_list_len(m, 0, 0, THP, RECLAIM) == 1 &&
+	   kmodel_list_len(m, 0, 0, THP, UNMOV) == 1 &&
+	   kmodel_list_len(m, 0, 0, THP, MOVABLE) == 0,
+	   "an unmovable THP is on the one list of the other types (12)");
+	bad |= kmodel_alloc(m, 0, PFN, THP, RECLAIM);
+	ok(!bad && r->hits == 1 && r->refills == 0 && kmodel_parked(m) == 0,
+	   "a reclaimable THP alloc takes it: a hit");
+	/* list 13 empty: max(63 >> 9, 2) = 2 entries, 1024 pages */
+	bad |= kmodel_alloc(m, 0, PFN, THP, MOVABLE);
+	ok(!bad && r->refills == 1 && r->refill_pages == 1024 &&
+	   kmodel_parked(m) == 512 && r->parked_peak == 1024,
+	   "a movable THP alloc refills its own list with 2 (1024 pages)");
+	kmodel_destroy(m);
+
+	/*
+	 * Boot pageset (high 0, batch 1): rmqueue_bulk() of 1 entry; a free:
+	 * nr_pcp_high() 0, nr_pcp_free() 1 (high < batch), one entry of 512
+	 */
+	m = one(0, 1);
+	r = kmodel_cpu(m, 0);
+	bad |= kmodel_alloc(m, 0, PFN, THP, MOVABLE);
+	ok(!bad && r->refill_pages == 512 && kmodel_parked(m) == 0,
+	   "batch 1: a THP refill of one entry (512 pages)");
+	bad |= kmodel_free(m, 0, PFN, THP, MOVABLE);
+	ok(!bad && r->drains == 1 && r->drain_pages == 512 && kmodel_parked(m) == 0,
+	   "high 0: each THP free drains itself, 512 pages for 1 asked");
+	kmodel_destroy(m);
+}
+
+/*
+ * An order-1 free_high drains all of pcp->count, THPs too. High 6926:
+ * 13 movable THPs (6656) and 270 order-0 movable frees reach 6926: a
+ * drain of 63 from list 1, free_factor 1, 6863 left (207 on list 1).
+ * Then an unmovable order-1 free (list 3): 6865, free_high, all of it:
+ * list 3 (2), 4..12 empty, 13 (13 x 512 = 6656), wrap to 0 (empty, min
+ * 1), list 1 (207): 6865.
+ */
+static void test_thp_free_high(void)
+{
+	struct kmodel *m = one(6926, 63);
+	const struct kmodel_cpu_result *r = kmodel_cpu(m, 0);
+	int i, bad = 0;
+
+	for (i = 0; i < 13; i++)
+		bad |= kmodel_free(m, 0, PFN, THP, MOVABLE);
+	for (i = 0; i < 269; i++)
+		bad |= kmodel_free(m, 0, PFN, 0, MOVABLE);
+	ok(!bad && r->drains == 0 && kmodel_parked(m) == 6925,
+	   "13 THPs and 269 pages: 6925, under high");
+	bad |= kmodel_free(m, 0, PFN, 0, MOVABLE);
+	ok(!bad && r->drains == 1 && r->drain_pages == 63 &&
+	   kmodel_list_len(m, 0, 0, 0, MOVABLE) == 207 &&
+	   kmodel_list_len(m, 0, 0, THP, MOVABLE) == 13 &&
+	   kmodel_free_factor(m, 0, 0) == 1,
+	   "the 270th page reaches 6926: 63 order-0 pages go, the THPs stay");
+	bad |= kmodel_free(m, 0, PFN, 1, UNMOV);
+	ok(!bad && r->drains == 2 && r->drain_pages == 63 + 6865 &&
+	   r->free_high_drains == 1 && kmodel_parked(m) == 0 &&
+	   kmodel_list_len(m, 0, 0, THP, MOVABLE) == 0,
+	   "an order-1 free_high then drains all 6865, the 13 THPs with it");
+	kmodel_destroy(m);
+}
+
+/*
+ * The round robin reaches the THP lists from a low order: high 1000,
+ * batch 63. One movable THP (512), 487 order-0 movable (999), then an
+ * order-3 reclaimable free with free_factor 0 (no free_high): 1007 >=
+ * 1000, nr_pcp_free() 63. From list 11: one entry (8 pages), 55 to go;
+ * 12 empty; 13: one THP, 512 pages, count -457: 520 given back, 487 stay.
+ */
+static void test_thp_round_robin(void)
+{
+	struct kmodel *m = one(1000, 63);
+	const struct kmodel_cpu_result *r = kmodel_cpu(m, 0);
+	int i, bad = 0;
+
+	bad |= kmodel_free(m, 0, PFN, THP, MOVABLE);
+	for (i = 0; i < 487; i++)
+		bad |= kmodel_free(m, 0, PFN, 0, MOVABLE);
+	bad |= kmodel_free(m, 0, PFN, 3, RECLAIM);
+	ok(!bad && r->drains == 1 && r->drain_pages == 520 &&
+	   kmodel_parked(m) == 487 && r->free_high_drains == 0 &&
+	   kmodel_list_len(m, 0, 0, THP, MOVABLE) == 0 &&
+	   kmodel_list_len(m, 0, 0, 0, MOVABLE) == 487,
+	   "from list 11 the round robin takes the THP of list 13: 520 pages for 63");
+	kmodel_destroy(m);
+}
+
 static void test_bad_input(void)
 {
 	static const struct kmodel_zone two[] = {
@@ -393,6 +538,10 @@ int main(void)
 	test_free_high();
 	test_round_robin();
 	test_thp();
+	test_thp_count();
+	test_thp_lists();
+	test_thp_free_high();
+	test_thp_round_robin();
 	test_bad_input();
 	if (nr_run != PLANNED) {
 		printf("# planned %d, ran %d\n", PLANNED, nr_run);

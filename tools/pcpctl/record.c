@@ -41,8 +41,9 @@ static const char *record_help =
 	"('-': standard input); --zoneinfo names the recorded machine's\n"
 	"/proc/zoneinfo.\n\n"
 	"Frees of pages allocated before the recording began, and events of\n"
-	"orders above 3, are dropped and counted; events the kernel lost are\n"
-	"counted. All three are printed and kept in the trace.\n\n"
+	"orders no per-CPU list holds (4 to 8, above 9), are dropped and\n"
+	"counted; events the kernel lost are counted. All three are printed and\n"
+	"kept in the trace. Order 9 (THP) is kept for the kernel model.\n\n"
 	"  --output TRACE      the file to write (replaced whole, or not at all)\n"
 	"  --seconds N         how long, 1 to 86400, without COMMAND\n"
 	"  --no-kernel-lists   only allocations and frees\n"
@@ -573,10 +574,11 @@ int cmd_record(int argc, char **argv)
 		return 1;
 	}
 	printf("recorded %s: %" PRIu64 " events (%" PRIu64 " allocations, %" PRIu64
-	       " frees) on %u CPUs; lost %" PRIu64 ", dropped %" PRIu64
-	       " unmatched and %" PRIu64 " above order %d\n", out, t.h.nr_events,
-	       t.nr_allocs, t.nr_frees, t.h.nr_cpus, t.h.lost, t.h.unmatched,
-	       t.h.beyond, PCP_TRACE_MAX_ORDER);
+	       " frees, %" PRIu64 " of them of order %d) on %u CPUs; lost %" PRIu64
+	       ", dropped %" PRIu64 " unmatched and %" PRIu64 " %s\n", out,
+	       t.h.nr_events, t.nr_allocs, t.nr_frees, t.nr_thp, PCP_TRACE_THP_ORDER,
+	       t.h.nr_cpus, t.h.lost, t.h.unmatched, t.h.beyond,
+	       pcp_trace_beyond_what(&t.h));
 	if (t.h.lost > over)
 		fprintf(stderr, "%s: warning: the kernel lost %" PRIu64
 			" events (a bigger --buffer-kb keeps more)\n", who, t.h.lost - over);

@@ -22,6 +22,11 @@
  * and its barn's lock was never found busy (barn_busy, which the trim's
  * lock can cause); otherwise it says why they may differ.
  *
+ * Events of order 9 (a version 2 trace's THP) are left out, before the
+ * run and before --check's simulation: the user file takes orders 0 to
+ * PCPCACHE_MAX_ORDER, and with pcpcache such a block goes to the buddy
+ * allocator, never through the module.
+ *
  * --parallel runs a thread per CPU at once, each waiting only for the
  * allocation of a page it frees: closer to the recorded timing, but
  * which CPU reaches a list first is up to the machine, so its counters
@@ -49,7 +54,8 @@ static const char *replay_help =
 	"it was recorded on, holding each page from its allocation to its\n"
 	"free, and report cycles per operation (the ioctl's included) and each\n"
 	"CPU's counters. The configuration is set for the run (--set, else the\n"
-	"one in force) with empty magazines, and put back afterwards.\n\n"
+	"one in force) with empty magazines, and put back afterwards. Events of\n"
+	"order 9 (THP) are left out: they never reach pcpcache.\n\n"
 	"  --set KNOBS  as pcpctl set takes them: 'mode=single batch=63 high=378'\n"
 	"  --parallel   a thread per CPU at once (not reproducible)\n"
 	"  --check      simulate the same trace and setting and compare each\n"
@@ -449,6 +455,7 @@ int cmd_replay(int argc, char **argv)
 	struct pcp_trace t;
 	struct json js;
 	int opt, err = 1, ret;
+	int64_t thp_out;
 	long online;
 
 	while ((opt = next_option(argc, argv, longopts)) != -1) {
@@ -491,6 +498,13 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (load_trace(argv[optind], &t))
 		return 1;
+	/* the module's user file takes orders 0 to 3 only, as its magazines */
+	thp_out = pcp_trace_drop_orders_above(&t, PCPCACHE_MAX_ORDER);
+	if (thp_out < 0) {
+		fprintf(stderr, "%s: %s: %s\n", who, argv[optind], pcp_trace_error);
+		pcp_trace_release(&t);
+		return 1;
+	}
 	n = t.h.nr_cpus;
 	online = sysconf(_SC_NPROCESSORS_ONLN);
 	if (n > online) {
@@ -571,6 +585,8 @@ int cmd_replay(int argc, char **argv)
 			json_bool(&js, "agree", agree);
 		if (check && excuse)
 			json_str(&js, "not_expected_to_agree", excuse);
+		if (thp_out)
+			json_uint(&js, "left_out_order9", thp_out);
 		if (s.design == SIM_BARN) {
 			json_uint(&js, "barn_trimmed", moved[0]);
 			json_uint(&js, "barn_busy", moved[1]);
@@ -588,6 +604,9 @@ int cmd_replay(int argc, char **argv)
 		putchar('\n');
 	} else {
 		print_trace_summary(stdout, argv[optind], &t);
+		if (thp_out)
+			printf("left out: %" PRId64 " events of order %d (THP): the user file takes orders 0 to %d, and with pcpcache they go to the buddy allocator\n",
+			       thp_out, PCP_TRACE_THP_ORDER, PCPCACHE_MAX_ORDER);
 		printf("replayed %s (%s): %" PRIu64 " operations in %" PRIu64
 		       " ioctls, %.0f cycles per operation, ioctl included\n",
 		       label, par ? "parallel" : "lockstep", r.ops, r.ioctls,

@@ -555,7 +555,8 @@ static void sim_alloc(struct sim *sim, const struct pcp_trace_event *e,
 		if (!node)
 			sim->nomem = true;
 	}
-	if (!sim->s->as_replayed) {
+	/* as replayed: orders above the cached ones are never replayed */
+	if (!sim->s->as_replayed || order >= PCPCACHE_NR_ORDERS) {
 		sim->held[slot] = node;
 	} else if (node) {
 		sim->alloc_cpu[slot] = e->cpu;
@@ -572,7 +573,7 @@ static struct list_head *sim_freed(struct sim *sim, unsigned int order,
 {
 	struct list_head *node = sim->held[slot], *user;
 
-	if (!sim->s->as_replayed) {
+	if (!sim->s->as_replayed || order >= PCPCACHE_NR_ORDERS) {
 		sim->held[slot] = NULL;
 		return node;
 	}

@@ -53,11 +53,16 @@ int load_trace(const char *path, struct pcp_trace *t)
 
 void print_trace_summary(FILE *f, const char *path, const struct pcp_trace *t)
 {
+	char thp[64] = "";
+
+	if (t->nr_thp)
+		snprintf(thp, sizeof(thp), ", %" PRIu64 " of them of order %d",
+			 t->nr_thp, PCP_TRACE_THP_ORDER);
 	fprintf(f, "trace %s: %" PRIu64 " events (%" PRIu64 " allocations, %" PRIu64
-		" frees), %u CPUs; lost %" PRIu64 ", dropped %" PRIu64
-		" unmatched and %" PRIu64 " above order %d\n",
-		path, t->h.nr_events, t->nr_allocs, t->nr_frees, t->h.nr_cpus,
-		t->h.lost, t->h.unmatched, t->h.beyond, PCP_TRACE_MAX_ORDER);
+		" frees%s), %u CPUs; lost %" PRIu64 ", dropped %" PRIu64
+		" unmatched and %" PRIu64 " %s\n",
+		path, t->h.nr_events, t->nr_allocs, t->nr_frees, thp, t->h.nr_cpus,
+		t->h.lost, t->h.unmatched, t->h.beyond, pcp_trace_beyond_what(&t->h));
 	if (t->h.lost)
 		fprintf(f, "warning: the kernel lost %" PRIu64 " events: the stream has gaps\n",
 			t->h.lost);

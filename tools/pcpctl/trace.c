@@ -143,6 +143,7 @@ struct pcp_trace_writer {
 	uint64_t last_us;
 	bool started;
 	bool strict;		/* a dump: drop nothing, trace_check() judges */
+	unsigned int in_version;	/* a dump's: the orders it may hold */
 	bool stream_only;	/* the kernel's list events left out */
 	uint64_t max_events;	/* a recording keeps no more: memory is bounded */
 	uint64_t over;		/* events past max_events, counted as lost */
@@ -157,6 +158,7 @@ struct pcp_trace_writer *pcp_tw_new(void)
 		return NULL;
 	memcpy(w->h.magic, PCP_TRACE_MAGIC, sizeof(w->h.magic));
 	w->h.version = PCP_TRACE_VERSION;
+	w->in_version = PCP_TRACE_VERSION;
 	return w;
 }
 
@@ -257,10 +259,14 @@ int pcp_tw_event(struct pcp_trace_writer *w, uint64_t usecs, unsigned int cpu,
 		w->h.lost++;
 		return 0;
 	}
-	if (order > PCP_TRACE_MAX_ORDER) {
+	/* on no per-CPU list of 6.1's: orders 4 to 8, above 9 */
+	if (!pcp_trace_order_ok(w->in_version, order)) {
+		if (w->strict && w->in_version < 2)
+			return fail("order %u: a version 1 trace holds orders 0 to %d",
+				    order, PCP_TRACE_MAX_ORDER);
 		if (w->strict)
-			return fail("order %u: a trace holds orders 0 to %d", order,
-				    PCP_TRACE_MAX_ORDER);
+			return fail("order %u: a trace holds orders 0 to %d and %d", order,
+				    PCP_TRACE_MAX_ORDER, PCP_TRACE_THP_ORDER);
 		w->h.beyond++;
 		return 0;
 	}
@@ -300,7 +306,8 @@ int pcp_tw_event(struct pcp_trace_writer *w, uint64_t usecs, unsigned int cpu,
 	delta = usecs > w->last_us ? usecs - w->last_us : 0;
 	e.usecs = delta > UINT32_MAX ? UINT32_MAX : delta;
 	w->last_us = usecs > w->last_us ? usecs : w->last_us;
-	e.bits = order | (cold ? PCP_EV_COLD : 0) | mt << PCP_EV_MT_SHIFT;
+	e.bits = pcp_ev_order_bits(order) | (cold ? PCP_EV_COLD : 0) |
+		 mt << PCP_EV_MT_SHIFT;
 	if (cpu >= w->h.nr_cpus)
 		w->h.nr_cpus = cpu + 1;
 	return tw_append(w, &e);
@@ -316,6 +323,9 @@ static int trace_check(struct pcp_trace *t)
 	const struct pcp_trace_header *h = &t->h;
 	struct page_table pages = { 0 };
 	uint32_t *free_slots = NULL, nr_free = 0;
+	/* version 1 has no high bits of the order */
+	unsigned int known = PCP_EV_ORDER_MASK | PCP_EV_COLD | PCP_EV_MT_MASK |
+			     (h->version >= 2 ? PCP_EV_ORDER_HI_MASK : 0);
 	struct page_entry *p;
 	uint64_t i;
 	unsigned int z;
@@ -338,7 +348,7 @@ static int trace_check(struct pcp_trace *t)
 		goto out;
 	}
 	t->nr_slots = 0;
-	t->nr_allocs = t->nr_frees = 0;
+	t->nr_allocs = t->nr_frees = t->nr_thp = 0;
 	for (i = 0; i < h->nr_events; i++) {
 		const struct pcp_trace_event *e = &t->ev[i];
 
@@ -356,10 +366,18 @@ static int trace_check(struct pcp_trace *t)
 			fail("event %" PRIu64 ": pfn 0x%" PRIx64 ": no page has it", i + 1, e->pfn);
 			goto out;
 		}
-		if (e->bits & ~(PCP_EV_ORDER_MASK | PCP_EV_COLD | PCP_EV_MT_MASK)) {
+		if (e->bits & ~known) {
 			fail("event %" PRIu64 ": unknown bits 0x%x", i + 1, e->bits);
 			goto out;
 		}
+		if (!pcp_trace_order_ok(h->version, pcp_ev_order(e))) {
+			fail("event %" PRIu64 ": order %u: a trace holds orders 0 to %d and %d",
+			     i + 1, pcp_ev_order(e), PCP_TRACE_MAX_ORDER, PCP_TRACE_THP_ORDER);
+			goto out;
+		}
+		if ((e->op == PCP_EV_ALLOC || e->op == PCP_EV_FREE) &&
+		    pcp_ev_order(e) == PCP_TRACE_THP_ORDER)
+			t->nr_thp++;
 		if (e->op == PCP_EV_ALLOC) {
 			p = pt_find(&pages, e->pfn);
 			if (p && p->live) {
@@ -734,11 +752,14 @@ int pcp_trace_read_text(FILE *f, const char *name, struct pcp_trace *t)
 				     name, lineno);
 				goto out;
 			}
-			if (text_num(tok[2], UINT32_MAX, v) || *v != PCP_TRACE_VERSION) {
-				fail("%s: pcptrace version %.16s; this pcpctl reads version %d",
-				     name, tok[2], PCP_TRACE_VERSION);
+			if (text_num(tok[2], UINT32_MAX, v) || *v < PCP_TRACE_VERSION_MIN ||
+			    *v > PCP_TRACE_VERSION) {
+				fail("%s: pcptrace version %.16s; this pcpctl reads versions %d to %d",
+				     name, tok[2], PCP_TRACE_VERSION_MIN, PCP_TRACE_VERSION);
 				goto out;
 			}
+			/* the trace is of this version; the dump's says its orders */
+			w->in_version = *v;
 			head = true;
 			continue;
 		}
@@ -877,9 +898,9 @@ int pcp_trace_load(const char *path, struct pcp_trace *t)
 		fail("%s: not a pcptrace file", path);
 		goto out;
 	}
-	if (h->version != PCP_TRACE_VERSION) {
-		fail("%s: pcptrace version %u; this pcpctl reads version %d", path,
-		     h->version, PCP_TRACE_VERSION);
+	if (h->version < PCP_TRACE_VERSION_MIN || h->version > PCP_TRACE_VERSION) {
+		fail("%s: pcptrace version %u; this pcpctl reads versions %d to %d", path,
+		     h->version, PCP_TRACE_VERSION_MIN, PCP_TRACE_VERSION);
 		goto out;
 	}
 	if (!h->nr_cpus || h->nr_cpus > PCP_TRACE_MAX_CPUS ||
@@ -920,4 +941,38 @@ out:
 	if (err)
 		pcp_trace_release(t);
 	return err;
+}
+
+int64_t pcp_trace_drop_orders_above(struct pcp_trace *t, unsigned int max_order)
+{
+	uint64_t i, kept = 0, usecs = 0;
+	int64_t dropped = 0;
+
+	for (i = 0; i < t->h.nr_events; i++) {
+		struct pcp_trace_event e = t->ev[i];
+
+		/* the gaps stay: a dropped event's time goes to the next */
+		usecs += e.usecs;
+		if (pcp_ev_order(&e) > max_order) {
+			dropped++;
+			continue;
+		}
+		e.usecs = usecs > UINT32_MAX ? UINT32_MAX : usecs;
+		usecs = 0;
+		t->ev[kept++] = e;
+	}
+	if (!dropped)
+		return 0;
+	t->h.nr_events = kept;
+	free(t->slot);
+	t->slot = NULL;
+	/* whole pairs go, at one order: still consistent; the slots anew */
+	if (trace_check(t))
+		return -1;
+	return dropped;
+}
+
+const char *pcp_trace_beyond_what(const struct pcp_trace_header *h)
+{
+	return h->version >= 2 ? "of orders 4 to 8 and above 9" : "above order 3";
 }

@@ -8,8 +8,14 @@
  * is consistent by construction: every free is of a page allocated before
  * it in the file and not freed since, at the order it was allocated. What
  * a recording of the kernel had that breaks this (frees of pages allocated
- * before it began, orders above 3) is dropped on the way in and counted in
- * the header, never silently.
+ * before it began), or that no per-CPU list holds (orders 4 to 8, above 9),
+ * is dropped on the way in and counted in the header, never silently.
+ *
+ * Version 2 keeps order 9 (pageblock_order on x86-64: THP), which 6.1's
+ * per-CPU lists hold; version 1, still read, held orders 0 to 3 only.
+ * pcpcache's magazines hold orders 0 to 3 (PCP_TRACE_MAX_ORDER): the
+ * simulator sends order 9 straight to the buddy allocator, and replay
+ * leaves it out.
  */
 #ifndef _PCPCTL_TRACE_H
 #define _PCPCTL_TRACE_H
@@ -19,10 +25,15 @@
 #include <stdio.h>
 
 #define PCP_TRACE_MAGIC		"PCPTRACE"
-#define PCP_TRACE_VERSION	1
+#define PCP_TRACE_VERSION	2
+/* the oldest version read: 1, without order 9 */
+#define PCP_TRACE_VERSION_MIN	1
 #define PCP_TRACE_MAX_CPUS	1024
 #define PCP_TRACE_MAX_ZONES	16
+/* the orders pcpcache caches (PAGE_ALLOC_COSTLY_ORDER): the simulator's, replay's */
 #define PCP_TRACE_MAX_ORDER	3
+/* and pageblock_order on x86-64, the THP order of 6.1's lists: version 2 */
+#define PCP_TRACE_THP_ORDER	9
 /* 2^28 events, 4 GiB of them: more is a broken header, not a recording */
 #define PCP_TRACE_MAX_EVENTS	(1ULL << 28)
 
@@ -44,7 +55,7 @@ struct pcp_trace_header {
 	uint64_t nr_events;
 	uint64_t lost;		/* events the kernel's ring buffer lost */
 	uint64_t unmatched;	/* frees (or allocations) dropped to stay consistent */
-	uint64_t beyond;	/* events of orders above 3, dropped */
+	uint64_t beyond;	/* events of orders 4-8 and above 9 (v1: above 3), dropped */
 	uint32_t nr_zones;
 	uint32_t flags;
 	uint64_t reserved;	/* 0 */
@@ -56,11 +67,17 @@ struct pcp_trace_zone {
 	uint32_t high, batch;	/* the zone's pagesets, of CPU 0 */
 };
 
-/* bits of pcp_trace_event.bits */
+/*
+ * bits of pcp_trace_event.bits: the order's two low bits in 0-1, its two
+ * high bits in 6-7 (version 2; 0 in version 1), so that order 9 is
+ * 0x81 and a version 1 event reads the same in version 2
+ */
 #define PCP_EV_ORDER_MASK	0x03
 #define PCP_EV_COLD		0x04
 #define PCP_EV_MT_SHIFT		3
 #define PCP_EV_MT_MASK		0x38
+#define PCP_EV_ORDER_HI_SHIFT	6
+#define PCP_EV_ORDER_HI_MASK	0xc0
 
 struct pcp_trace_event {
 	uint64_t pfn;
@@ -72,7 +89,22 @@ struct pcp_trace_event {
 
 static inline unsigned int pcp_ev_order(const struct pcp_trace_event *e)
 {
-	return e->bits & PCP_EV_ORDER_MASK;
+	return (e->bits & PCP_EV_ORDER_MASK) |
+	       (e->bits & PCP_EV_ORDER_HI_MASK) >> (PCP_EV_ORDER_HI_SHIFT - 2);
+}
+
+/* The bits of an order a trace holds */
+static inline unsigned int pcp_ev_order_bits(unsigned int order)
+{
+	return (order & PCP_EV_ORDER_MASK) |
+	       (order >> 2) << PCP_EV_ORDER_HI_SHIFT;
+}
+
+/* An order a trace of @version holds: 0 to 3, and in version 2 order 9 */
+static inline bool pcp_trace_order_ok(unsigned int version, unsigned int order)
+{
+	return order <= PCP_TRACE_MAX_ORDER ||
+	       (version >= 2 && order == PCP_TRACE_THP_ORDER);
 }
 
 static inline bool pcp_ev_cold(const struct pcp_trace_event *e)
@@ -99,6 +131,7 @@ struct pcp_trace {
 	uint32_t *slot;
 	uint32_t nr_slots;
 	uint64_t nr_allocs, nr_frees;
+	uint64_t nr_thp;		/* of those, of PCP_TRACE_THP_ORDER */
 };
 
 /*
@@ -143,6 +176,14 @@ int pcp_trace_read_text(FILE *f, const char *name, struct pcp_trace *t);
 int pcp_trace_write(const struct pcp_trace *t, const char *path);
 int pcp_trace_load(const char *path, struct pcp_trace *t);
 void pcp_trace_release(struct pcp_trace *t);
+/*
+ * Leave out every event (of any op) of an order above @max_order, its
+ * time added to the next event's, and check the trace again. Return: how
+ * many, or -1 (out of memory) with pcp_trace_error saying so.
+ */
+int64_t pcp_trace_drop_orders_above(struct pcp_trace *t, unsigned int max_order);
+/* What the header's beyond counts: "above order 3" in version 1, else 4-8, >9 */
+const char *pcp_trace_beyond_what(const struct pcp_trace_header *h);
 const char *pcp_trace_op_name(unsigned int op);
 
 /* Why the last call above failed: one line, no newline. */
