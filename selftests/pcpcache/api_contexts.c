@@ -229,6 +229,7 @@ TEST_F(nolock, from_hardirq_and_nmi_nothing_lost)
 	struct utsname u;
 	bool local, rt;
 	long failed;
+	int again;
 
 	pcp_path(path, sizeof(path), "lock");
 	ASSERT_LT(0, pcp_read_file(path, lock, sizeof(lock)));
@@ -279,9 +280,22 @@ TEST_F(nolock, from_hardirq_and_nmi_nothing_lost)
 	/*
 	 * An NMI that lands while its CPU holds the lock fails the trylock and
 	 * is counted as an NMI's failure (17 to 110 a run, in eight runs on
-	 * Debian's kernel and the debug kernel);
-	 * no lock to try under local or on PREEMPT_RT.
+	 * Debian's kernel and the debug kernel; none in a run of 17 NMIs on a
+	 * debug kernel slowed by a busy host, where 400 to 600 land: runs
+	 * again, up to twice, until one does); no lock to try under local or
+	 * on PREEMPT_RT.
 	 */
+	for (again = 0; !local && !rt && again < 2 &&
+	     !pcp_stat(&self->st, "trylock_fail_nmi"); again++) {
+		ASSERT_EQ(0, pcp_run("insmod %s seconds=%d nolock=1", self->ko,
+				     API_SECONDS));
+		TH_LOG("no NMI failed its trylock: again, %ld NMIs this time",
+		       param("nmis"));
+		ASSERT_EQ(0, pcp_run("rmmod " API_TEST));
+		pcp_wait_books_balance(self->why, sizeof(self->why));
+		ASSERT_BOOKS_BALANCE();
+		EXPECT_EQ(0, pcp_stat(&self->st, "held"));
+	}
 	if (!local && !rt)
 		EXPECT_LT(0, pcp_stat(&self->st, "trylock_fail_nmi"));
 	/* no lock to try: the handed pages went home (remote) or were deferred */
