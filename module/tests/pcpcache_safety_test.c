@@ -340,19 +340,29 @@ static int test_movable(void)
 {
 	struct page *page = NULL;
 	LIST_HEAD(others);
-	int i;
+	int i, nid;
 
-	for (i = 0; i < 65536 && !page; i++) {
-		struct page *p = alloc_page(GFP_HIGHUSER_MOVABLE | __GFP_NOWARN);
+	/*
+	 * node by node: movablecore= may give ZONE_MOVABLE to some nodes
+	 * only, and this CPU's node's other zones would come first
+	 */
+	for_each_online_node(nid) {
+		for (i = 0; i < 65536 && !page; i++) {
+			struct page *p = alloc_pages_node(nid, GFP_HIGHUSER_MOVABLE |
+							  __GFP_THISNODE |
+							  __GFP_NOWARN, 0);
 
-		if (!p)
+			if (!p)
+				break;
+			if (page_zonenum(p) == ZONE_MOVABLE)
+				page = p;
+			else
+				list_add(&p->lru, &others);
+		}
+		put_pages_list(&others);
+		if (page)
 			break;
-		if (page_zonenum(p) == ZONE_MOVABLE)
-			page = p;
-		else
-			list_add(&p->lru, &others);
 	}
-	put_pages_list(&others);
 	if (!page) {
 		pr_info("no movable allocation came from ZONE_MOVABLE (movablecore=)\n");
 		return -EOPNOTSUPP;
