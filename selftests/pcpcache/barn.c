@@ -70,14 +70,7 @@ FIXTURE_SETUP(barn)
 
 FIXTURE_TEARDOWN(barn)
 {
-	if (self->fd >= 0) {
-		close(self->fd);
-		/* what the test left, the closed file's pages given back */
-		EXPECT_PAGE_AUDIT();
-	}
-	if (pcp_exists(PCP_SYSFS))
-		pcp_run("rmmod pcpcache");
-	PCP_FAILURE_WINS_OVER_SKIP();
+	PCP_USER_FILE_TEARDOWN();
 }
 
 /* counter @name of self->st less that of @before */

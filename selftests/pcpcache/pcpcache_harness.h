@@ -82,6 +82,22 @@
 	}
 
 /*
+ * The teardown of a fixture with a user file open in self->fd: close it,
+ * audit the pages (what the test left, the closed file's given back),
+ * unload the module.
+ */
+#define PCP_USER_FILE_TEARDOWN()					\
+	do {								\
+		if (self->fd >= 0) {					\
+			close(self->fd);				\
+			EXPECT_PAGE_AUDIT();				\
+		}							\
+		if (pcp_exists(PCP_SYSFS))				\
+			pcp_run("rmmod pcpcache");			\
+		PCP_FAILURE_WINS_OVER_SKIP();				\
+	} while (0)
+
+/*
  * Run @test of the test module pcpcache_safety_test.ko, installed next to
  * this program, with the module parameters @extra (or NULL): 0 when it
  * passed. The guest's insmod (busybox) runs a module init that failed a

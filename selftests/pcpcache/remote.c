@@ -69,14 +69,7 @@ FIXTURE_SETUP(remote)
 
 FIXTURE_TEARDOWN(remote)
 {
-	if (self->fd >= 0) {
-		close(self->fd);
-		/* what the test left, the closed file's pages given back */
-		EXPECT_PAGE_AUDIT();
-	}
-	if (pcp_exists(PCP_SYSFS))
-		pcp_run("rmmod pcpcache");
-	PCP_FAILURE_WINS_OVER_SKIP();
+	PCP_USER_FILE_TEARDOWN();
 }
 
 static long long max_ll(long long a, long long b)
@@ -400,14 +393,7 @@ FIXTURE_SETUP(blocks)
 
 FIXTURE_TEARDOWN(blocks)
 {
-	if (self->fd >= 0) {
-		close(self->fd);
-		/* what the test left, the closed file's pages given back */
-		EXPECT_PAGE_AUDIT();
-	}
-	if (pcp_exists(PCP_SYSFS))
-		pcp_run("rmmod pcpcache");
-	PCP_FAILURE_WINS_OVER_SKIP();
+	PCP_USER_FILE_TEARDOWN();
 }
 
 /* A refill of order 0 in blocks mode: a whole block, its rest at home. */

@@ -336,9 +336,9 @@ static int ctl_nr_modes(const struct ctl_state *st)
  */
 static int ctl_barn_full_max(unsigned long limit, unsigned int batch)
 {
-	/* (2 + full) * batch * orders <= limit */
-	unsigned long long most = limit / ((unsigned long long)batch *
-					   PCP_BARN_ORDERS);
+	/* (2 + full) * max(batch, 8) * orders <= limit, as the module has it */
+	unsigned long long per = batch > 8 ? batch : 8;
+	unsigned long long most = limit / (per * PCP_BARN_ORDERS);
 
 	if (most < 2)
 		return -1;
