@@ -88,6 +88,54 @@ static long long free_and_others(void)
 	return free < 0 || others < 0 ? -1 : free + others;
 }
 
+/* what free_and_others() adds up, and more, said when it does not settle */
+static const char * const meminfo_keys[] = {
+	"MemFree", "Slab", "KernelStack", "PageTables", "Percpu", "AnonPages",
+	"Cached", "Buffers", "VmallocUsed", "Unevictable",
+};
+static long meminfo_before[ARRAY_SIZE(meminfo_keys)];
+
+static void meminfo_save(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(meminfo_keys); i++)
+		meminfo_before[i] = pcp_meminfo_kb(meminfo_keys[i]);
+}
+
+static void meminfo_changes(void)
+{
+	unsigned int i;
+	long now;
+
+	for (i = 0; i < ARRAY_SIZE(meminfo_keys); i++) {
+		now = pcp_meminfo_kb(meminfo_keys[i]);
+		if (now != meminfo_before[i])
+			ksft_print_msg("meminfo %s: %ld kB before, %ld kB after\n",
+				       meminfo_keys[i], meminfo_before[i], now);
+	}
+}
+
+/*
+ * free_and_others() once it is within the tolerance of @before, read up
+ * to 10 times 200 ms apart: slab and stacks freed after an RCU grace
+ * period or by a worker (CPU hotplug's kthreads) come back late; a page
+ * lost never does.
+ */
+static long long free_and_others_settled(long long before)
+{
+	long long now = -1;
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		now = free_and_others();
+		if (now > 0 && llabs(now - before) <= PCP_FREE_PAGES_TOLERANCE)
+			break;
+		usleep(200000);
+	}
+	return now;
+}
+
 /* @free_before: free_and_others() with the module loaded and empty */
 static void check_books(long long free_before)
 {
@@ -121,7 +169,9 @@ static void check_books(long long free_before)
 			 pcp_stat(&st, "buddy_free"));
 	ksft_test_result(pcp_page_audit(why, sizeof(why)),
 			 "page audit after the drain: %s\n", why);
-	free_after = free_and_others();
+	free_after = free_and_others_settled(free_before);
+	if (free_after < 0 || llabs(free_after - free_before) > PCP_FREE_PAGES_TOLERANCE)
+		meminfo_changes();
 	ksft_test_result(free_before > 0 && free_after > 0 &&
 			 llabs(free_after - free_before) <= PCP_FREE_PAGES_TOLERANCE,
 			 "the buddy allocator's free pages are back (with the kernel's other users' pages): %lld before, %lld after (within %d)\n",
@@ -177,6 +227,7 @@ int main(int argc, char **argv)
 	if (pcp_reload(NULL))
 		ksft_exit_fail_msg("modprobe pcpcache failed\n");
 	free_before = free_and_others();
+	meminfo_save();
 	mark = pcp_log_mark();
 	if (sched_getaffinity(0, sizeof(opts.cpus), &opts.cpus))
 		ksft_exit_fail_msg("sched_getaffinity failed\n");
