@@ -10,6 +10,7 @@
  * buffer overruns) are read from the instance's per-CPU stats.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -28,14 +29,16 @@
 
 static const char *record_help =
 	"usage: pcpctl record --output TRACE [--seconds N] [--no-kernel-lists]\n"
-	"                     [--buffer-kb N] [--max-events N] [-- COMMAND [ARGS...]]\n"
+	"                     [--empty-lists] [--buffer-kb N] [--max-events N]\n"
+	"                     [-- COMMAND [ARGS...]]\n"
 	"       pcpctl record --output TRACE --input FILE [--zoneinfo FILE]\n\n"
 	"Record every page allocation and free of the machine (kmem:mm_page_alloc\n"
 	"and mm_page_free) and what the kernel's own per-CPU lists did\n"
 	"(mm_page_alloc_zone_locked, mm_page_pcpu_drain) into TRACE, through a\n"
 	"tracefs instance of its own, for N seconds (default 10) or while\n"
 	"COMMAND runs. Needs root and tracefs, not pcpcache. The zones and their\n"
-	"per-CPU batch, high and counts come from /proc/zoneinfo.\n\n"
+	"per-CPU batch, high and counts come from /proc/zoneinfo, the counts as\n"
+	"the recording begins.\n\n"
 	"With --input, convert the text of 'perf script' (after perf record -e\n"
 	"'kmem:mm_page_*' -a) or of tracefs's trace file, or a pcpctl dump\n"
 	"('-': standard input); --zoneinfo names the recorded machine's\n"
@@ -47,6 +50,10 @@ static const char *record_help =
 	"  --output TRACE      the file to write (replaced whole, or not at all)\n"
 	"  --seconds N         how long, 1 to 86400, without COMMAND\n"
 	"  --no-kernel-lists   only allocations and frees\n"
+	"  --empty-lists       first empty the kernel's per-CPU lists, so that the\n"
+	"                      kernel model starts where the kernel does: a memory\n"
+	"                      block of each zone that holds pages is taken offline\n"
+	"                      and back online (memory hotplug), which drains them\n"
 	"  --buffer-kb N       the instance's buffer per CPU (default 16384)\n"
 	"  --max-events N      keep at most N events, 16 bytes each, counting the\n"
 	"                      rest as lost (default 16777216: 256 MiB)\n";
@@ -62,13 +69,16 @@ static const char *const list_events[] = {
  * /proc/zoneinfo's zones, their batch and high (CPU 0's) and each CPU's
  * count. A zone's pagesets come before its start_pfn: it is added at its
  * first pageset and completed at its start_pfn. Zones with no pages have
- * no pagesets worth modelling and are left out.
+ * no pagesets worth modelling and are left out. With @counts_only, the
+ * zones are those of an earlier read of the same machine, and only the
+ * counts are read again.
  */
-static int read_zoneinfo(const char *path, struct pcp_trace_writer *w)
+static int read_zoneinfo(const char *path, struct pcp_trace_writer *w,
+			 bool counts_only)
 {
 	struct pcp_trace_zone z = { 0 };
 	unsigned long long spanned = 0, v;
-	int node = -1, cpu = -1, zone = -1;
+	int node = -1, cpu = -1, zone = -1, seen = 0;
 	char *line = NULL, name[32];
 	size_t cap = 0;
 	FILE *f = fopen(path, "r");
@@ -88,9 +98,11 @@ static int read_zoneinfo(const char *path, struct pcp_trace_writer *w)
 			spanned = v;
 		} else if (sscanf(line, " cpu: %d", &cpu) == 1) {
 			if (zone < 0 && spanned)
-				zone = pcp_tw_zone(w, &z);
+				zone = counts_only ? seen++ : pcp_tw_zone(w, &z);
 		} else if (zone >= 0 && cpu >= 0 && sscanf(line, " count: %llu", &v) == 1) {
 			pcp_tw_count(w, cpu, zone, v);
+		} else if (counts_only) {
+			/* the rest was read the first time */
 		} else if (zone >= 0 && cpu == 0 && sscanf(line, " high: %llu", &v) == 1) {
 			z.high = v;
 		} else if (zone >= 0 && cpu == 0 && sscanf(line, " batch: %llu", &v) == 1) {
@@ -136,6 +148,72 @@ static int write_str(const char *dir, const char *file, const char *val)
 	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
 		err = -errno;
 	close(fd);
+	return err;
+}
+
+/*
+ * Empty the kernel's per-CPU lists of each zone that holds pages on one
+ * (its name "NODE:ZONE" in @w's zones, its counts just read): taking a
+ * memory block of the zone offline disables the zone's lists on every
+ * CPU and drains them (zone_pcp_disable()), and it is put back online at
+ * once. The first block from the top that goes offline is the one; a
+ * zone none of whose blocks can (unmovable pages in each, no memory
+ * hotplug) keeps its lists, and is named. 0 when every zone's lists were
+ * emptied, else -1.
+ */
+static int empty_kernel_lists(const struct pcp_trace_writer *w)
+{
+	static const char *const mem = "/sys/devices/system/memory";
+	const struct pcp_trace_header *h = pcp_tw_header(w);
+	const struct pcp_trace_zone *z;
+	char path[256], zones[64];
+	const char *zname;
+	unsigned int zone, cpu;
+	int nid, block, last = -1;
+	struct dirent *d;
+	ssize_t n;
+	int err = 0;
+	DIR *dir;
+
+	dir = opendir(mem);
+	if (dir) {
+		while ((d = readdir(dir)))
+			if (sscanf(d->d_name, "memory%d", &block) == 1 && block > last)
+				last = block;
+		closedir(dir);
+	}
+	for (zone = 0; zone < h->nr_zones; zone++) {
+		bool held = false, emptied = false;
+
+		for (cpu = 0; cpu < h->nr_cpus; cpu++)
+			held |= pcp_tw_count_of(w, cpu, zone) > 0;
+		z = pcp_tw_zone_of(w, zone);
+		zname = strchr(z->name, ':');
+		if (!held || !zname || sscanf(z->name, "%d:", &nid) != 1)
+			continue;
+		zname++;
+		for (block = last; block >= 0 && !emptied; block--) {
+			snprintf(path, sizeof(path), "%s/memory%d/node%d", mem, block, nid);
+			if (access(path, F_OK))
+				continue;
+			snprintf(path, sizeof(path), "%s/memory%d/valid_zones", mem, block);
+			n = pcp_read_file(path, zones, sizeof(zones));
+			if (n <= 0)
+				continue;
+			zones[strcspn(zones, "\n")] = '\0';
+			snprintf(path, sizeof(path), "%s/memory%d", mem, block);
+			if (strcmp(zones, zname) || write_str(path, "state", "offline"))
+				continue;
+			if (write_str(path, "state", "online"))
+				fprintf(stderr, "%s: %s did not come back online\n", who, path);
+			emptied = true;
+		}
+		if (!emptied) {
+			fprintf(stderr, "%s: zone %s: no memory block of it went offline; its per-CPU lists keep their pages\n",
+				who, z->name);
+			err = -1;
+		}
+	}
 	return err;
 }
 
@@ -289,7 +367,8 @@ static int feed(struct pcp_trace_writer *w, char *buf, size_t *len)
 }
 
 static int record_live(struct pcp_trace_writer *w, unsigned int seconds,
-		       unsigned int buffer_kb, bool kernel_lists, char **cmd)
+		       unsigned int buffer_kb, bool kernel_lists, bool empty_lists,
+		       char **cmd)
 {
 	struct sigaction sa = { .sa_handler = on_record_signal };
 	char inst[256], path[512], val[32];
@@ -342,6 +421,13 @@ static int record_live(struct pcp_trace_writer *w, unsigned int seconds,
 		goto out;
 	}
 	if (record_stop)
+		goto out;
+	/* which zones hold pages now, the buffer allocated */
+	if (empty_lists && !read_zoneinfo("/proc/zoneinfo", w, true) &&
+	    !empty_kernel_lists(w))
+		pcp_tw_set_flags(w, PCP_TRACE_LISTS_EMPTIED);
+	/* the lists as the recording finds them, the buffer allocated */
+	if (read_zoneinfo("/proc/zoneinfo", w, true))
 		goto out;
 	write_str(inst, "tracing_on", "1");
 	if (cmd) {
@@ -484,6 +570,7 @@ int cmd_record(int argc, char **argv)
 		{ "input", required_argument, NULL, 'i' },
 		{ "zoneinfo", required_argument, NULL, 'z' },
 		{ "no-kernel-lists", no_argument, NULL, 'n' },
+		{ "empty-lists", no_argument, NULL, 'e' },
 		{ "buffer-kb", required_argument, NULL, 'b' },
 		{ "max-events", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
@@ -493,6 +580,7 @@ int cmd_record(int argc, char **argv)
 	unsigned int seconds = 10, buffer_kb = 16384, max_events = 1U << 24;
 	uint64_t over;
 	bool kernel_lists = true, is_dump = false, seconds_given = false;
+	bool empty_lists = false;
 	struct pcp_trace_writer *w;
 	struct pcp_trace t = { 0 };
 	char **cmd = NULL;
@@ -517,6 +605,9 @@ int cmd_record(int argc, char **argv)
 		case 'n':
 			kernel_lists = false;
 			break;
+		case 'e':
+			empty_lists = true;
+			break;
 		case 'b':
 			if (parse_uint_arg("--buffer-kb", optarg, 64, 1U << 20, &buffer_kb))
 				return 2;
@@ -534,8 +625,9 @@ int cmd_record(int argc, char **argv)
 	}
 	if (optind < argc)
 		cmd = argv + optind;
-	if (!out || (input && (cmd || seconds_given)) || (cmd && seconds_given)) {
-		fprintf(stderr, "%s: usage: %s record --output TRACE [--seconds N | -- COMMAND...] or --input FILE; see %s help record\n",
+	if (!out || (input && (cmd || seconds_given || empty_lists)) ||
+	    (cmd && seconds_given)) {
+		fprintf(stderr, "%s: usage: %s record --output TRACE [--seconds N | -- COMMAND...] [--empty-lists] or --input FILE; see %s help record\n",
 			who, prog, prog);
 		return 2;
 	}
@@ -546,14 +638,14 @@ int cmd_record(int argc, char **argv)
 	}
 	err = 0;
 	if (zoneinfo || !input)
-		err = read_zoneinfo(zoneinfo ? zoneinfo : "/proc/zoneinfo", w);
+		err = read_zoneinfo(zoneinfo ? zoneinfo : "/proc/zoneinfo", w, false);
 	if (!kernel_lists)
 		pcp_tw_stream_only(w);
 	pcp_tw_max_events(w, max_events);
 	if (!err && input)
 		err = record_input(input, w, &t, &is_dump);
 	else if (!err)
-		err = record_live(w, seconds, buffer_kb, kernel_lists, cmd);
+		err = record_live(w, seconds, buffer_kb, kernel_lists, empty_lists, cmd);
 	if (!err && !is_dump) {
 		if (kernel_lists && !input)
 			pcp_tw_set_flags(w, PCP_TRACE_KERNEL_LISTS);

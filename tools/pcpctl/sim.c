@@ -819,11 +819,19 @@ static int run_kernel_model(const struct pcp_trace *t, struct sim_result *r)
 	if (!m)
 		return -1;
 	/*
-	 * The lists start empty: the counts the recording began with say
-	 * how many pages, not of which type and order, and the only guess
-	 * they allow (all on the movable order-0 list) made every standard
-	 * workload's prediction worse (Documentation/mm/pcpcache-replay.rst).
+	 * The counts the recording began with say how many pages, not of
+	 * which type and order. Where record --empty-lists emptied the lists
+	 * first they are the few refilled since, and counting them (on the
+	 * movable order-0 list) brings the model's pcp->count, and so its
+	 * drains, in step with the kernel's. Otherwise the lists start empty:
+	 * thousands of pages of unknown types, all put on one list, made every
+	 * standard workload's prediction worse
+	 * (Documentation/mm/pcpcache-replay.rst).
 	 */
+	if (t->h.flags & PCP_TRACE_LISTS_EMPTIED)
+		for (cpu = 0; cpu < t->h.nr_cpus; cpu++)
+			for (z = 0; z < nz; z++)
+				kmodel_set_count(m, cpu, z, t->counts[cpu * nz + z]);
 	for (i = 0; i < t->h.nr_events; i++) {
 		const struct pcp_trace_event *e = &t->ev[i];
 

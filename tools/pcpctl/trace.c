@@ -219,6 +219,22 @@ const struct pcp_trace_header *pcp_tw_header(const struct pcp_trace_writer *w)
 	return &w->h;
 }
 
+/* Zone @zone as given so far, or NULL. */
+const struct pcp_trace_zone *pcp_tw_zone_of(const struct pcp_trace_writer *w,
+					    unsigned int zone)
+{
+	return zone < w->h.nr_zones ? &w->zones[zone] : NULL;
+}
+
+/* CPU @cpu's count in zone @zone as given so far (0 if none). */
+uint32_t pcp_tw_count_of(const struct pcp_trace_writer *w, unsigned int cpu,
+			 unsigned int zone)
+{
+	if (cpu >= PCP_TRACE_MAX_CPUS || zone >= w->h.nr_zones)
+		return 0;
+	return w->counts[cpu][zone];
+}
+
 static int tw_append(struct pcp_trace_writer *w, const struct pcp_trace_event *e)
 {
 	struct pcp_trace_event *n;
@@ -683,7 +699,7 @@ static int text_header(struct pcp_trace_writer *w, char **tok, int n,
 		h->beyond = *v;
 		return 0;
 	}
-	if (!strcmp(tok[0], "flags") && n == 2 && !text_num(tok[1], PCP_TRACE_KERNEL_LISTS, v)) {
+	if (!strcmp(tok[0], "flags") && n == 2 && !text_num(tok[1], PCP_TRACE_FLAGS, v)) {
 		h->flags = *v;
 		return 0;
 	}
@@ -905,7 +921,7 @@ int pcp_trace_load(const char *path, struct pcp_trace *t)
 	}
 	if (!h->nr_cpus || h->nr_cpus > PCP_TRACE_MAX_CPUS ||
 	    h->nr_zones > PCP_TRACE_MAX_ZONES || h->nr_events > PCP_TRACE_MAX_EVENTS ||
-	    h->flags & ~PCP_TRACE_KERNEL_LISTS) {
+	    h->flags & ~PCP_TRACE_FLAGS) {
 		fail("%s: a header of %u CPUs, %u zones, %" PRIu64 " events, flags 0x%x: not a recording",
 		     path, h->nr_cpus, h->nr_zones, h->nr_events, h->flags);
 		goto out;

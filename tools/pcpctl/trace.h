@@ -47,6 +47,8 @@ enum pcp_trace_op {
 
 /* Header flags */
 #define PCP_TRACE_KERNEL_LISTS	(1U << 0)	/* the two kernel list events were on */
+#define PCP_TRACE_LISTS_EMPTIED	(1U << 1)	/* record --empty-lists emptied them first */
+#define PCP_TRACE_FLAGS		(PCP_TRACE_KERNEL_LISTS | PCP_TRACE_LISTS_EMPTIED)
 
 struct pcp_trace_header {
 	char magic[8];
@@ -157,6 +159,10 @@ int pcp_tw_event(struct pcp_trace_writer *w, uint64_t usecs, unsigned int cpu,
 		 unsigned int mt, bool cold);
 void pcp_tw_lost(struct pcp_trace_writer *w, uint64_t nr);
 const struct pcp_trace_header *pcp_tw_header(const struct pcp_trace_writer *w);
+const struct pcp_trace_zone *pcp_tw_zone_of(const struct pcp_trace_writer *w,
+					    unsigned int zone);
+uint32_t pcp_tw_count_of(const struct pcp_trace_writer *w, unsigned int cpu,
+			 unsigned int zone);
 int pcp_tw_finish(struct pcp_trace_writer *w, struct pcp_trace *t);
 void pcp_tw_destroy(struct pcp_trace_writer *w);
 
