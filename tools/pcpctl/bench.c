@@ -66,6 +66,7 @@ struct opts {
 	unsigned long long only;	/* bit n: run benchmark n */
 	bool quick, patterns;
 	int barn_full;		/* --barn-full, or -1: the default knobs' */
+	const char *set;	/* --set KNOBS, or NULL */
 	const char *csv, *plot;
 	FILE *out;		/* the tables: stdout, or stderr with --json */
 	struct json *js;	/* the figures, with --json */
@@ -1671,7 +1672,7 @@ static int run_patterns(const struct opts *o)
 	static const char * const tests[] = { "purger", "exit" };
 	unsigned int nr = o->quick ? 4096 : 16384, t;
 	static struct pattern p[ARRAY_SIZE(tests)][MAX_DESIGNS + 1];
-	char designs[MAX_DESIGNS][32], zone[32];
+	char designs[MAX_DESIGNS][32], zone[32], knobs[256];
 	int nd = read_designs(designs, MAX_DESIGNS), d, err;
 	double pair[MAX_DESIGNS], lock_pair[2];
 	long high, batch;
@@ -1681,7 +1682,10 @@ static int run_patterns(const struct opts *o)
 		return FAILED;
 	}
 	kernel_pagesets(zone, &high, &batch);
-	fprintf(o->out, "\npatterns, batch 63 / high 378: purger, every CPU but the first allocates %u pages\n"
+	if (pcp_read_file(PCP_DIR "/config", knobs, sizeof(knobs)) <= 0)
+		snprintf(knobs, sizeof(knobs), "?");
+	knobs[strcspn(knobs, "\n")] = '\0';
+	fprintf(o->out, "\npatterns (%s): purger, every CPU but the first allocates %u pages\n"
 		"in all keeping up to %u each, the first frees them in bursts of 512; exit, the\n"
 		"others allocate %u pages, then the first frees them all. Per 1000 operations (an\n"
 		"allocation or a free): pages taken from (in) and given back to (out) the buddy\n"
@@ -1694,7 +1698,8 @@ static int run_patterns(const struct opts *o)
 		"drained to the zones (tracefs: kmem:mm_page_alloc_zone_locked with\n"
 		"percpu_refill, kmem:mm_page_pcpu_drain), whatever else ran meanwhile; their\n"
 		"refills and drains are not counted; parked is what they hold, every CPU and zone\n",
-		nr, PATTERN_KEEP, nr, o->reps, zone, high, batch);
+		strchr(knobs, ' ') ? strchr(knobs, ' ') + 1 : knobs, nr, PATTERN_KEEP,
+		nr, o->reps, zone, high, batch);
 	if (o->js)
 		json_begin(o->js, "benchmarks", '[');
 	json_bench(o, 10, "patterns: purger and exit", NULL, "see each row");
@@ -1837,7 +1842,7 @@ static void bench_usage(FILE *f)
 		"usage: pcpctl bench [--quick] [--reps N] [--only LIST] [--csv DIR] [--json]\n"
 		"                    [--plot DIR]\n"
 		"       pcpctl bench --patterns [--quick] [--reps N] [--json]\n"
-		"                    [--barn-full N]\n"
+		"                    [--barn-full N] [--set KNOBS]\n"
 		"       pcpctl bench --plot DIR --from CSVDIR\n"
 		"\n"
 		"Runs pcpcache's in-kernel benchmarks (kernel threads pinned to their\n"
@@ -1865,7 +1870,10 @@ static void bench_usage(FILE *f)
 		"              a hit pair in each, under lock=spin and lock=trylock;\n"
 		"              the pattern targets\n"
 		"  --barn-full N  with --patterns: barn mode's barn_full, 0 to 32,\n"
-		"              instead of the default (where the bound allows)\n");
+		"              instead of the default (where the bound allows)\n"
+		"  --set KNOBS with --patterns: knobs for every row instead of the\n"
+		"              default's, as pcpctl set takes them ('batch=16\n"
+		"              high=16 barn_full=32'; not mode, which is each row's)\n");
 }
 
 /* Whether the kernel runs with init_on_alloc=0, which a figure depends on. */
@@ -1997,6 +2005,7 @@ int cmd_bench(int argc, char **argv)
 		{ "only", required_argument, NULL, 'o' },
 		{ "patterns", no_argument, NULL, 'P' },
 		{ "barn-full", required_argument, NULL, 'B' },
+		{ "set", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -2046,6 +2055,9 @@ int cmd_bench(int argc, char **argv)
 				return 2;
 			o.barn_full = barn_full;
 			break;
+		case 's':
+			o.set = optarg;
+			break;
 		case 'h':
 			bench_usage(stdout);
 			return 0;
@@ -2065,8 +2077,13 @@ int cmd_bench(int argc, char **argv)
 			who);
 		return 2;
 	}
-	if (o.barn_full >= 0 && !o.patterns) {
-		fprintf(stderr, "%s: --barn-full goes with --patterns only\n", who);
+	if ((o.barn_full >= 0 || o.set) && !o.patterns) {
+		fprintf(stderr, "%s: --barn-full and --set go with --patterns only\n", who);
+		return 2;
+	}
+	if (o.set && (!*o.set || strstr(o.set, "mode="))) {
+		fprintf(stderr, "%s: --set '%s': knobs, not mode, which is each row's\n",
+			who, o.set);
 		return 2;
 	}
 	if (o.patterns && (from || o.csv || o.plot || o.only)) {
@@ -2134,6 +2151,11 @@ int cmd_bench(int argc, char **argv)
 		err = pcp_write("barn_full", knob);
 		if (err)
 			fprintf(stderr, "%s: barn_full=%s: %s\n", who, knob, strerror(-err));
+	}
+	if (!err && o.set) {
+		err = pcp_write("config", o.set);
+		if (err)
+			fprintf(stderr, "%s: --set %s: %s\n", who, o.set, strerror(-err));
 	}
 	if (!err)
 		err = o.patterns ? run_patterns(&o) : run_all(&o);
