@@ -43,10 +43,12 @@ static const char *record_help =
 	"'kmem:mm_page_*' -a) or of tracefs's trace file, or a pcpctl dump\n"
 	"('-': standard input); --zoneinfo names the recorded machine's\n"
 	"/proc/zoneinfo.\n\n"
-	"Frees of pages allocated before the recording began, and events of\n"
-	"orders no per-CPU list holds (4 to 8, above 9), are dropped and\n"
-	"counted; events the kernel lost are counted. All three are printed and\n"
-	"kept in the trace. Order 9 (THP) is kept for the kernel model.\n\n"
+	"A free of a page allocated before the recording began is kept as a\n"
+	"kfree, which only the kernel model takes (without the kernel's list\n"
+	"events it is dropped). Events that break the stream otherwise, and\n"
+	"events of orders no per-CPU list holds (4 to 8, above 9), are dropped\n"
+	"and counted; events the kernel lost are counted. All three are printed\n"
+	"and kept in the trace. Order 9 (THP) is kept for the kernel model.\n\n"
 	"  --output TRACE      the file to write (replaced whole, or not at all)\n"
 	"  --seconds N         how long, 1 to 86400, without COMMAND\n"
 	"  --no-kernel-lists   only allocations and frees\n"
@@ -671,6 +673,9 @@ int cmd_record(int argc, char **argv)
 	       t.h.nr_events, t.nr_allocs, t.nr_frees, t.nr_thp, PCP_TRACE_THP_ORDER,
 	       t.h.nr_cpus, t.h.lost, t.h.unmatched, t.h.beyond,
 	       pcp_trace_beyond_what(&t.h));
+	if (t.nr_kfrees)
+		printf("kept %" PRIu64 " frees of pages allocated before the recording, for the kernel model (kfree)\n",
+		       t.nr_kfrees);
 	if (t.h.lost > over)
 		fprintf(stderr, "%s: warning: the kernel lost %" PRIu64
 			" events (a bigger --buffer-kb keeps more)\n", who, t.h.lost - over);

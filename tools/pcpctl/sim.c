@@ -838,7 +838,7 @@ static int run_kernel_model(const struct pcp_trace *t, struct sim_result *r)
 		err = 0;
 		if (e->op == PCP_EV_ALLOC)
 			err = kmodel_alloc(m, e->cpu, e->pfn, pcp_ev_order(e), pcp_ev_mt(e));
-		else if (e->op == PCP_EV_FREE)
+		else if (e->op == PCP_EV_FREE || e->op == PCP_EV_KFREE)
 			err = kmodel_free(m, e->cpu, e->pfn, pcp_ev_order(e), pcp_ev_mt(e));
 		else
 			continue;

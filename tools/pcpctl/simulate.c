@@ -63,6 +63,9 @@ void print_trace_summary(FILE *f, const char *path, const struct pcp_trace *t)
 		" unmatched and %" PRIu64 " %s\n",
 		path, t->h.nr_events, t->nr_allocs, t->nr_frees, thp, t->h.nr_cpus,
 		t->h.lost, t->h.unmatched, t->h.beyond, pcp_trace_beyond_what(&t->h));
+	if (t->nr_kfrees)
+		fprintf(f, "%" PRIu64 " frees of pages allocated before the recording, for the kernel model alone (kfree)\n",
+			t->nr_kfrees);
 	if (t->h.lost)
 		fprintf(f, "warning: the kernel lost %" PRIu64 " events: the stream has gaps\n",
 			t->h.lost);

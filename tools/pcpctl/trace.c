@@ -33,6 +33,7 @@ static const char * const op_names[PCP_EV_NR_OPS] = {
 	[PCP_EV_FREE] = "free",
 	[PCP_EV_KREFILL] = "krefill",
 	[PCP_EV_KDRAIN] = "kdrain",
+	[PCP_EV_KFREE] = "kfree",
 };
 
 const char *pcp_trace_op_name(unsigned int op)
@@ -286,6 +287,8 @@ int pcp_tw_event(struct pcp_trace_writer *w, uint64_t usecs, unsigned int cpu,
 		w->h.beyond++;
 		return 0;
 	}
+	if (op == PCP_EV_KFREE && w->in_version < 3)
+		return fail("kfree: an operation of version 3");
 	if (w->strict) {
 		/* as given */
 	} else if (op == PCP_EV_ALLOC) {
@@ -301,6 +304,15 @@ int pcp_tw_event(struct pcp_trace_writer *w, uint64_t usecs, unsigned int cpu,
 		p->mt = mt;
 	} else if (op == PCP_EV_FREE) {
 		p = pt_find(&w->live, pfn);
+		/*
+		 * Allocated before the recording: no stream has its allocation,
+		 * but the kernel's lists took it, and their model wants it.
+		 */
+		if (!p && !w->stream_only) {
+			e.op = PCP_EV_KFREE;
+			mt = PCP_TRACE_KFREE_MT;
+			goto append;
+		}
 		/* allocated before the recording, or as a larger block */
 		if (!p || p->order != order) {
 			/* the block is gone, whatever its pieces: forget it */
@@ -315,6 +327,7 @@ int pcp_tw_event(struct pcp_trace_writer *w, uint64_t usecs, unsigned int cpu,
 		/* a recording made elsewhere had the kernel's list events on */
 		w->h.flags |= PCP_TRACE_KERNEL_LISTS;
 	}
+append:
 	/* a recording's first event is its time 0; a dump's times are deltas */
 	if (!w->started && !w->strict)
 		w->last_us = usecs;
@@ -364,7 +377,7 @@ static int trace_check(struct pcp_trace *t)
 		goto out;
 	}
 	t->nr_slots = 0;
-	t->nr_allocs = t->nr_frees = t->nr_thp = 0;
+	t->nr_allocs = t->nr_frees = t->nr_thp = t->nr_kfrees = 0;
 	for (i = 0; i < h->nr_events; i++) {
 		const struct pcp_trace_event *e = &t->ev[i];
 
@@ -386,6 +399,11 @@ static int trace_check(struct pcp_trace *t)
 			fail("event %" PRIu64 ": unknown bits 0x%x", i + 1, e->bits);
 			goto out;
 		}
+		if (e->op == PCP_EV_KFREE && h->version < 3) {
+			fail("event %" PRIu64 ": kfree, in a version %u trace", i + 1, h->version);
+			goto out;
+		}
+		t->nr_kfrees += e->op == PCP_EV_KFREE;
 		if (!pcp_trace_order_ok(h->version, pcp_ev_order(e))) {
 			fail("event %" PRIu64 ": order %u: a trace holds orders 0 to %d and %d",
 			     i + 1, pcp_ev_order(e), PCP_TRACE_MAX_ORDER, PCP_TRACE_THP_ORDER);
@@ -802,7 +820,7 @@ int pcp_trace_read_text(FILE *f, const char *name, struct pcp_trace *t)
 			if (!strcmp(tok[2], op_names[declared]))
 				break;
 		if (declared == PCP_EV_NR_OPS) {
-			fail("'%.16s' is no operation: alloc, free, krefill or kdrain", tok[2]);
+			fail("'%.16s' is no operation: alloc, free, krefill, kdrain or kfree", tok[2]);
 			goto line_error;
 		}
 		if (declared_cpus && v[1] >= declared_cpus) {

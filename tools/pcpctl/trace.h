@@ -25,7 +25,7 @@
 #include <stdio.h>
 
 #define PCP_TRACE_MAGIC		"PCPTRACE"
-#define PCP_TRACE_VERSION	2
+#define PCP_TRACE_VERSION	3
 /* the oldest version read: 1, without order 9 */
 #define PCP_TRACE_VERSION_MIN	1
 #define PCP_TRACE_MAX_CPUS	1024
@@ -42,8 +42,16 @@ enum pcp_trace_op {
 	PCP_EV_FREE,		/* kmem:mm_page_free */
 	PCP_EV_KREFILL,		/* mm_page_alloc_zone_locked, percpu_refill=1 */
 	PCP_EV_KDRAIN,		/* mm_page_pcpu_drain */
+	/* (version 3) mm_page_free of a page allocated before the recording */
+	PCP_EV_KFREE,
 	PCP_EV_NR_OPS,
 };
+
+/*
+ * A kfree's migratetype: mm_page_free has none, and with no allocation in
+ * the trace the list it went to is unknown; movable, the commonest.
+ */
+#define PCP_TRACE_KFREE_MT	1
 
 /* Header flags */
 #define PCP_TRACE_KERNEL_LISTS	(1U << 0)	/* the two kernel list events were on */
@@ -134,6 +142,7 @@ struct pcp_trace {
 	uint32_t nr_slots;
 	uint64_t nr_allocs, nr_frees;
 	uint64_t nr_thp;		/* of those, of PCP_TRACE_THP_ORDER */
+	uint64_t nr_kfrees;		/* PCP_EV_KFREE events */
 };
 
 /*
