@@ -31,6 +31,7 @@
 
 #include "pcpctl.h"
 #include "plot.h"
+#include "policy.h"
 
 #define LIMIT		4	/* the bench file's flag for the bare list */
 #define KERNEL		64	/* the bench file's flag for the kernel's lists */
@@ -2081,10 +2082,16 @@ int cmd_bench(int argc, char **argv)
 		fprintf(stderr, "%s: --barn-full and --set go with --patterns only\n", who);
 		return 2;
 	}
-	if (o.set && (!*o.set || strstr(o.set, "mode="))) {
-		fprintf(stderr, "%s: --set '%s': knobs, not mode, which is each row's\n",
-			who, o.set);
-		return 2;
+	if (o.set) {
+		struct pcpcache_config c = { 0 };
+
+		/* the grammar here; the module has the last word on the rules */
+		if (strstr(o.set, "mode=") ||
+		    pcpcache_config_parse(&c, o.set, strlen(o.set))) {
+			fprintf(stderr, "%s: --set '%.*s': knobs as pcpctl set takes them, not mode, which is each row's\n",
+				who, QUOTE_MAX, o.set);
+			return 2;
+		}
 	}
 	if (o.patterns && (from || o.csv || o.plot || o.only)) {
 		fprintf(stderr, "%s: --patterns prints its table alone: --csv, --from, --only and --plot do not go with it\n",

@@ -297,7 +297,7 @@ static long free_pcppages_bulk(struct kmodel_pcp *pcp, long count, int pindex)
 	/* The requested list is drained first */
 	pindex--;
 	while (count > 0) {
-		long nr;
+		long nr, take;
 
 		/* Round robin; pcp->count > 0 keeps a list non-empty */
 		for (;;) {
@@ -311,13 +311,15 @@ static long free_pcppages_bulk(struct kmodel_pcp *pcp, long count, int pindex)
 				min_pindex++;
 		}
 
+		/* entry by entry while count > 0, as the kernel's loop, at once */
 		nr = 1L << pindex_order(pindex);
-		do {
-			pcp->lists[pindex]--;
-			count -= nr;
-			pcp->count -= nr;
-			freed += nr;
-		} while (count > 0 && pcp->lists[pindex]);
+		take = (count + nr - 1) / nr;
+		if ((unsigned long)take > pcp->lists[pindex])
+			take = pcp->lists[pindex];
+		pcp->lists[pindex] -= take;
+		count -= take * nr;
+		pcp->count -= take * nr;
+		freed += take * nr;
 	}
 	return freed;
 }

@@ -44,8 +44,8 @@ static const char *record_help =
 	"('-': standard input); --zoneinfo names the recorded machine's\n"
 	"/proc/zoneinfo.\n\n"
 	"A free of a page allocated before the recording began is kept as a\n"
-	"kfree, which only the kernel model takes (without the kernel's list\n"
-	"events it is dropped). Events that break the stream otherwise, and\n"
+	"kfree, which only the kernel model takes (with --no-kernel-lists it is\n"
+	"dropped). Events that break the stream otherwise, and\n"
 	"events of orders no per-CPU list holds (4 to 8, above 9), are dropped\n"
 	"and counted; events the kernel lost are counted. All three are printed\n"
 	"and kept in the trace. Order 9 (THP) is kept for the kernel model.\n\n"
@@ -631,6 +631,12 @@ int cmd_record(int argc, char **argv)
 	    (cmd && seconds_given)) {
 		fprintf(stderr, "%s: usage: %s record --output TRACE [--seconds N | -- COMMAND...] [--empty-lists] or --input FILE; see %s help record\n",
 			who, prog, prog);
+		return 2;
+	}
+	/* a live recording reads this machine's zones, and again as it begins */
+	if (zoneinfo && !input) {
+		fprintf(stderr, "%s: --zoneinfo goes with --input: a recording reads this machine's /proc/zoneinfo\n",
+			who);
 		return 2;
 	}
 	w = pcp_tw_new();

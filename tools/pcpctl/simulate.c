@@ -331,7 +331,8 @@ static void recorded_kernel(const struct pcp_trace *t, struct sim_result *r)
 			c->drain_pages += pages;
 		} else if (e->op == PCP_EV_ALLOC) {
 			c->allocs++;
-		} else {
+		} else if (e->op == PCP_EV_FREE) {
+			/* a kfree is no operation of the stream the designs see */
 			c->frees++;
 		}
 		last[e->cpu] = e->op;
@@ -659,6 +660,7 @@ int cmd_simulate(int argc, char **argv)
 		json_uint(&js, "cpus", t.h.nr_cpus);
 		json_uint(&js, "lost", t.h.lost);
 		json_uint(&js, "unmatched", t.h.unmatched);
+		json_uint(&js, "kfrees", t.nr_kfrees);
 		json_uint(&js, "beyond", t.h.beyond);
 		json_num(&js, "cpu_seconds", secs);
 		json_begin(&js, "settings", '[');

@@ -149,6 +149,13 @@ struct pcp_trace_writer {
 	uint64_t max_events;	/* a recording keeps no more: memory is bounded */
 	uint64_t over;		/* events past max_events, counted as lost */
 	struct page_table live;
+	/*
+	 * Pages refilled into the kernel's lists since the recording began
+	 * and not since allocated or drained: one freed with no allocation
+	 * was taken without an mm_page_alloc event (__alloc_pages_bulk(),
+	 * vmalloc's), not before the recording.
+	 */
+	struct page_table refilled;
 };
 
 struct pcp_trace_writer *pcp_tw_new(void)
@@ -292,6 +299,9 @@ int pcp_tw_event(struct pcp_trace_writer *w, uint64_t usecs, unsigned int cpu,
 	if (w->strict) {
 		/* as given */
 	} else if (op == PCP_EV_ALLOC) {
+		p = pt_find(&w->refilled, pfn);
+		if (p)
+			pt_delete(&w->refilled, p);
 		/* its free was not seen: keep the first allocation */
 		if (pt_find(&w->live, pfn)) {
 			w->h.unmatched++;
@@ -306,18 +316,23 @@ int pcp_tw_event(struct pcp_trace_writer *w, uint64_t usecs, unsigned int cpu,
 		p = pt_find(&w->live, pfn);
 		/*
 		 * Allocated before the recording: no stream has its allocation,
-		 * but the kernel's lists took it, and their model wants it.
+		 * but the kernel's lists took it, and their model wants it. A
+		 * page refilled during the recording was allocated in it, by
+		 * the bulk allocator, unseen: its free is dropped as before.
 		 */
-		if (!p && !w->stream_only) {
+		if (!p && !w->stream_only && !pt_find(&w->refilled, pfn)) {
 			e.op = PCP_EV_KFREE;
 			mt = PCP_TRACE_KFREE_MT;
 			goto append;
 		}
-		/* allocated before the recording, or as a larger block */
+		/* allocated unseen, or as a larger block */
 		if (!p || p->order != order) {
 			/* the block is gone, whatever its pieces: forget it */
 			if (p)
 				pt_delete(&w->live, p);
+			p = pt_find(&w->refilled, pfn);
+			if (p)
+				pt_delete(&w->refilled, p);
 			w->h.unmatched++;
 			return 0;
 		}
@@ -326,6 +341,11 @@ int pcp_tw_event(struct pcp_trace_writer *w, uint64_t usecs, unsigned int cpu,
 	} else {
 		/* a recording made elsewhere had the kernel's list events on */
 		w->h.flags |= PCP_TRACE_KERNEL_LISTS;
+		p = pt_find(&w->refilled, pfn);
+		if (op == PCP_EV_KREFILL && !p && !pt_insert(&w->refilled, pfn))
+			return -1;
+		if (op == PCP_EV_KDRAIN && p)
+			pt_delete(&w->refilled, p);
 	}
 append:
 	/* a recording's first event is its time 0; a dump's times are deltas */
@@ -488,6 +508,7 @@ void pcp_tw_destroy(struct pcp_trace_writer *w)
 	if (!w)
 		return;
 	pt_release(&w->live);
+	pt_release(&w->refilled);
 	free(w->ev);
 	free(w);
 }
