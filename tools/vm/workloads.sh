@@ -39,13 +39,32 @@ files()
 	taskset -c 0 rm -f $W/f*
 }
 
+# jemalloc's purger, in the page cache: every CPU but the first writes
+# 512 pages a turn, holding at most two turns' (1024), and CPU 0 frees the
+# turn before in one burst (as bench --patterns' purger and the design
+# document's synthetic traces)
+purger()
+{
+	turn=0
+	while [ $turn -le 16 ]; do
+		cpu=1
+		while [ $turn -lt 16 ] && [ $cpu -lt "$ncpu" ]; do
+			taskset -c $cpu dd if=/dev/zero of=$W/p$cpu.$turn bs=64k count=32 2> /dev/null &
+			cpu=$((cpu + 1))
+		done
+		wait
+		[ $turn = 0 ] || taskset -c 0 rm -f $W/p*.$((turn - 1))
+		turn=$((turn + 1))
+	done
+}
+
 if [ "${1:-}" = --run ]; then
 	"$2"
 	exit 0
 fi
 
 status=0
-for w in page_fault1 messaging files; do
+for w in page_fault1 messaging files purger; do
 	echo "=== $w"
 	pcpctl record --empty-lists --output $W/$w.pcpt -- sh "$0" --run $w || status=1
 	pcpctl simulate $W/$w.pcpt --budget 4 > $W/$w.sim || status=1
@@ -66,7 +85,7 @@ for w in page_fault1 messaging files; do
 	model=$(sed -n 's/^kernel model against the recording: //p' $W/$w.sim)
 	echo "workload: $w | $events events | $ncpu CPUs | $model | lockstep agrees:$agrees"
 done
-for w in page_fault1 messaging files; do
+for w in page_fault1 messaging files purger; do
 	echo "==> $w.txt"
 	pcpctl dump $W/$w.pcpt || status=1
 done
