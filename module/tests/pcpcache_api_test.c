@@ -555,8 +555,14 @@ static int __init api_test_init(void)
 	/* no CPU may come or go while its timers and thread run */
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
-		err = start_cpu(cpu);
+		/*
+		 * Before its hrtimer is armed: hardirq_fn() finds the next CPU
+		 * in @started, and cpumask_next_wrap() never returns on an empty
+		 * mask (a first tick during start_cpu() on the loading CPU hung
+		 * there, an RCU stall in the debug lane).
+		 */
 		cpumask_set_cpu(cpu, &started);
+		err = start_cpu(cpu);
 		if (err)
 			break;
 	}
