@@ -32,7 +32,8 @@
  *                    (__GFP_ACCOUNT) is freed: run in the caller's context,
  *                    which the selftest puts in a cgroup of its own
  *   noreclaim        under memalloc_noreclaim_save(), with every zone at
- *                    the watermark below which only the reserves are left:
+ *                    the watermark below which only the reserves are left
+ *                    and every other CPU stopped (GFP_NOWAIT callers):
  *                    each allocation must come from the reserves, as
  *                    alloc_page() gives them, the refill before it failing
  *                    without a warning; freed, none is cached
@@ -87,6 +88,7 @@
 #include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/stop_machine.h>
 #include <linux/string.h>
 #include <linux/pcpcache.h>
 #include <linux/sched/mm.h>
@@ -392,56 +394,148 @@ static int test_memcg_kmem(void)
 
 /* Allocations the noreclaim case makes, each a refill that cannot be had. */
 #define NORECLAIM_ALLOCS	64
+/* Left above the high watermarks for the others until every CPU stops. */
+#define NORECLAIM_LEFT		(16UL << (20 - PAGE_SHIFT))
+/* How a refill takes pages, and never blocking: no reclaim, no compaction. */
+#define NORECLAIM_TAKE		(GFP_NOWAIT | __GFP_NOMEMALLOC | __GFP_NOWARN)
+
+struct noreclaim_run {
+	struct page *pages[NORECLAIM_ALLOCS];
+	struct list_head most, rest;	/* blocks taken before and in the stop */
+	unsigned long taken;
+	unsigned int nr, reserve;
+};
+
+/* The pages a GFP_KERNEL allocation can have above the high watermarks. */
+static unsigned long noreclaim_above_high(void)
+{
+	unsigned long above = 0, free, mark;
+	struct zone *zone;
+	int nid, i;
+
+	for_each_online_node(nid) {
+		for (i = 0; i <= ZONE_NORMAL; i++) {
+			zone = &NODE_DATA(nid)->node_zones[i];
+			if (!populated_zone(zone))
+				continue;
+			free = zone_page_state(zone, NR_FREE_PAGES);
+			mark = high_wmark_pages(zone) +
+			       zone->lowmem_reserve[ZONE_NORMAL];
+			above += free > mark ? free - mark : 0;
+		}
+	}
+	return above;
+}
 
 /*
- * As reclaim's own callers run (PF_MEMALLOC), after taking every page above
- * the watermarks the way a refill asks (no reserves, no reclaim, no
- * warning): the refills fail, and must say nothing, the caller's own
- * allocations come from the reserves. Everything is given back before
- * returning, so that the machine spends as little time there as it can.
+ * Take blocks of @order and below onto @blocks with @gfp until none comes,
+ * or, with @keep, while that many pages stay above the high watermarks.
  */
-static int test_noreclaim(void)
+static void noreclaim_take(struct noreclaim_run *run, struct list_head *blocks,
+			   gfp_t gfp, unsigned int order, unsigned long keep)
 {
-	gfp_t take = GFP_KERNEL | __GFP_NOMEMALLOC | __GFP_NOWARN | __GFP_NORETRY;
-	struct page *pages[NORECLAIM_ALLOCS], *page, *next;
-	unsigned int flags, i, nr, reserve = 0, order = pageblock_order;
-	unsigned long taken = 0;
-	LIST_HEAD(taken_blocks);
+	struct page *page;
 
-	flags = memalloc_noreclaim_save();
-	/*
-	 * in blocks as large as come, smaller ones after, so that the time
-	 * others' allocations fail too (at the min watermark) stays short
-	 */
 	for (;;) {
-		page = alloc_pages(take, order);
+		page = NULL;
+		if (!keep || noreclaim_above_high() > keep + (1UL << order))
+			page = alloc_pages(gfp, order);
 		if (!page) {
 			if (!order)
-				break;
+				return;
 			order--;
 			continue;
 		}
 		set_page_private(page, order);
-		list_add(&page->lru, &taken_blocks);
-		taken += 1UL << order;
+		list_add(&page->lru, blocks);
+		run->taken += 1UL << order;
 	}
-	for (nr = 0; nr < NORECLAIM_ALLOCS; nr++) {
-		pages[nr] = pcpcache_alloc_pages(GFP_KERNEL, 0, false);
-		if (!pages[nr])
-			break;
-		reserve += page_is_pfmemalloc(pages[nr]);
-	}
-	memalloc_noreclaim_restore(flags);
-	for (i = 0; i < nr; i++)
-		pcpcache_free_pages(pages[i], 0, false);
-	list_for_each_entry_safe(page, next, &taken_blocks, lru) {
+}
+
+static void noreclaim_give_back(struct list_head *blocks)
+{
+	struct page *page, *next;
+	unsigned int order;
+
+	list_for_each_entry_safe(page, next, blocks, lru) {
 		list_del(&page->lru);
 		order = page_private(page);
 		set_page_private(page, 0);
 		__free_pages(page, order);
 	}
-	pr_info("noreclaim: took %lu pages; %u of %u allocations, %u from the reserves\n",
-		taken, nr, NORECLAIM_ALLOCS, reserve);
+}
+
+/*
+ * As reclaim's own callers run (PF_MEMALLOC), after taking the rest of the
+ * pages above the watermarks the way a refill asks (no reserves, no
+ * reclaim, no warning): the refills fail, and must say nothing, the
+ * caller's own allocations come from the reserves. What was taken here is
+ * given back before returning. Nothing here may block: it runs with every
+ * other CPU stopped.
+ */
+static int noreclaim_run(void *data)
+{
+	struct noreclaim_run *run = data;
+	struct page *page;
+	unsigned int flags, i;
+
+	flags = memalloc_noreclaim_save();
+	noreclaim_take(run, &run->rest, NORECLAIM_TAKE, pageblock_order, 0);
+	for (run->nr = 0; run->nr < NORECLAIM_ALLOCS; run->nr++) {
+		page = pcpcache_alloc_pages(GFP_NOWAIT, 0, false);
+		if (!page)
+			break;
+		run->pages[run->nr] = page;
+		run->reserve += page_is_pfmemalloc(page);
+	}
+	memalloc_noreclaim_restore(flags);
+	for (i = 0; i < run->nr; i++)
+		pcpcache_free_pages(run->pages[i], 0, false);
+	noreclaim_give_back(&run->rest);
+	return 0;
+}
+
+/*
+ * While no page is left above the watermarks, every other allocation
+ * fails as well: a GFP_KERNEL one in another task, finding nothing to
+ * reclaim in a guest without swap, invokes the OOM killer at once (seen
+ * in vm-numa2 killing the selftest's runner). So most of the memory is
+ * taken first, leaving the others NORECLAIM_LEFT above the high
+ * watermarks, and the rest under stop_machine(), where no other task or
+ * interrupt can ask for a page. PREEMPT_RT's zone lock sleeps, which
+ * stop_machine() forbids: there it runs as it is, briefly.
+ */
+static int test_noreclaim(void)
+{
+	struct noreclaim_run *run = kzalloc(sizeof(*run), GFP_KERNEL);
+	unsigned int nr, reserve;
+	unsigned long most;
+	ktime_t start;
+	int err;
+
+	if (!run)
+		return -ENOMEM;
+	INIT_LIST_HEAD(&run->most);
+	INIT_LIST_HEAD(&run->rest);
+	noreclaim_take(run, &run->most, NORECLAIM_TAKE, pageblock_order,
+		       NORECLAIM_LEFT);
+	most = run->taken;
+	start = ktime_get();
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		err = noreclaim_run(run);
+	else
+		err = stop_machine(noreclaim_run, run, NULL);
+	nr = run->nr;
+	reserve = run->reserve;
+	pr_info("noreclaim: took %lu pages, %lu of them in %lld us%s; %u of %u allocations, %u from the reserves\n",
+		run->taken, run->taken - most,
+		ktime_us_delta(ktime_get(), start),
+		IS_ENABLED(CONFIG_PREEMPT_RT) ? "" : " with every other CPU stopped",
+		nr, NORECLAIM_ALLOCS, reserve);
+	noreclaim_give_back(&run->most);
+	kfree(run);
+	if (err)
+		return err;
 	if (nr < NORECLAIM_ALLOCS || reserve < nr) {
 		pr_err("an allocation under memalloc_noreclaim_save() %s\n",
 		       nr < NORECLAIM_ALLOCS ? "failed" : "did not come from the reserves");

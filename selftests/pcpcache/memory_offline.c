@@ -29,8 +29,7 @@
  * is lost to the runs after it in the same boot (the other modes, the
  * other design: sixteen runs in make check's guest, whose DIMM has eight
  * blocks). A larger DIMM leaves more memory online for the safety test's
- * noreclaim case to hold, which then starves the guest for longer (an
- * OOM kill seen at twelve blocks).
+ * noreclaim case to take and zero.
  */
 #define BLOCKS_A_RUN	2
 /*
