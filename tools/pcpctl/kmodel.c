@@ -324,8 +324,8 @@ static long free_pcppages_bulk(struct kmodel_pcp *pcp, long count, int pindex)
 	return freed;
 }
 
-int kmodel_free(struct kmodel *m, unsigned int cpu, uint64_t pfn,
-		unsigned int order, unsigned int migratetype)
+static int model_free(struct kmodel *m, unsigned int cpu, uint64_t pfn,
+		      unsigned int order, unsigned int migratetype, bool kfree)
 {
 	struct kmodel_cpu_result *r;
 	struct kmodel_pcp *pcp;
@@ -339,10 +339,12 @@ int kmodel_free(struct kmodel *m, unsigned int cpu, uint64_t pfn,
 	nr = 1L << order;
 	pcp = pcp_of(m, cpu, zone);
 	r = &m->res[cpu];
-	if (order < KMODEL_NR_ORDERS)
-		r->frees++;
-	else
+	if (order >= KMODEL_NR_ORDERS)
 		r->thp_frees++;
+	else if (kfree)
+		r->kfrees++;
+	else
+		r->frees++;
 
 	/* free_unref_page_commit() */
 	pcp->lists[pindex]++;
@@ -374,6 +376,18 @@ int kmodel_free(struct kmodel *m, unsigned int cpu, uint64_t pfn,
 		}
 	}
 	return 0;
+}
+
+int kmodel_free(struct kmodel *m, unsigned int cpu, uint64_t pfn,
+		unsigned int order, unsigned int migratetype)
+{
+	return model_free(m, cpu, pfn, order, migratetype, false);
+}
+
+int kmodel_kfree(struct kmodel *m, unsigned int cpu, uint64_t pfn,
+		 unsigned int order, unsigned int migratetype)
+{
+	return model_free(m, cpu, pfn, order, migratetype, true);
 }
 
 unsigned long kmodel_parked(const struct kmodel *m)

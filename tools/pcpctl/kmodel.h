@@ -36,6 +36,8 @@ struct kmodel_cpu_result {
 	/* events seen, of order <= 3 and of KMODEL_THP_ORDER */
 	uint64_t allocs, frees;
 	uint64_t thp_allocs, thp_frees;
+	/* of order <= 3, frees of pages allocated before the recording */
+	uint64_t kfrees;
 	/* allocations served from a non-empty list */
 	uint64_t hits;
 	/* rmqueue_bulk calls for the lists, pages they took */
@@ -84,6 +86,12 @@ int kmodel_alloc(struct kmodel *m, unsigned int cpu, uint64_t pfn,
 		 unsigned int order, unsigned int migratetype);
 int kmodel_free(struct kmodel *m, unsigned int cpu, uint64_t pfn,
 		unsigned int order, unsigned int migratetype);
+/*
+ * The same for a page allocated before the recording (a trace's kfree):
+ * counted in kfrees, not frees, which count the recorded stream's own.
+ */
+int kmodel_kfree(struct kmodel *m, unsigned int cpu, uint64_t pfn,
+		 unsigned int order, unsigned int migratetype);
 
 unsigned long kmodel_parked(const struct kmodel *m);	/* all CPUs, now */
 unsigned long kmodel_cpu_parked(const struct kmodel *m, unsigned int cpu);

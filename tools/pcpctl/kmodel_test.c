@@ -14,7 +14,7 @@
 
 #include "kmodel.h"
 
-#define PLANNED		54
+#define PLANNED		56
 #define UNMOV		0
 #define MOVABLE		1
 #define RECLAIM		2
@@ -263,6 +263,23 @@ static void test_free_high(void)
 	bad |= kmodel_free(m, 0, PFN, 3, RECLAIM);
 	ok(!bad && r->drains == 3 && r->drain_pages == 380 + 9 &&
 	   kmodel_parked(m) == 0, "order-3 free_high drains 9");
+	kmodel_destroy(m);
+}
+
+/* A kfree is a free to the lists, counted apart from the stream's frees. */
+static void test_kfree(void)
+{
+	struct kmodel *m = one(378, 63);
+	const struct kmodel_cpu_result *r = kmodel_cpu(m, 0);
+	int i, bad = 0;
+
+	for (i = 0; i < 378; i++)
+		bad |= kmodel_kfree(m, 0, PFN, 0, MOVABLE);
+	ok(!bad && r->kfrees == 378 && r->frees == 0,
+	   "kfree: counted in kfrees, not frees");
+	ok(r->drains == 1 && r->drain_pages == 63 && kmodel_parked(m) == 315 &&
+	   kmodel_free_factor(m, 0, 0) == 1,
+	   "kfree: the lists and drains as for a free");
 	kmodel_destroy(m);
 }
 
@@ -536,6 +553,7 @@ int main(void)
 	test_free_factor();
 	test_scale_max();
 	test_free_high();
+	test_kfree();
 	test_round_robin();
 	test_thp();
 	test_thp_count();

@@ -799,8 +799,8 @@ static int run_kernel_model(const struct pcp_trace *t, struct sim_result *r)
 	struct kmodel_zone zones[PCP_TRACE_MAX_ZONES];
 	unsigned int z, cpu, nz = t->h.nr_zones;
 	const struct kmodel_cpu_result *k;
-	uint64_t i, *kfrees;
 	struct kmodel *m;
+	uint64_t i;
 	double parked_sum = 0;
 	int err;
 
@@ -816,12 +816,8 @@ static int run_kernel_model(const struct pcp_trace *t, struct sim_result *r)
 		zones[z].batch = t->zones[z].batch ? t->zones[z].batch : 1;
 	}
 	m = kmodel_new(t->h.nr_cpus, zones, nz);
-	kfrees = calloc(t->h.nr_cpus, sizeof(*kfrees));
-	if (!m || !kfrees) {
-		kmodel_destroy(m);
-		free(kfrees);
+	if (!m)
 		return -1;
-	}
 	/*
 	 * The counts the recording began with say how many pages, not of
 	 * which type and order. Where record --empty-lists emptied the lists
@@ -842,12 +838,12 @@ static int run_kernel_model(const struct pcp_trace *t, struct sim_result *r)
 		err = 0;
 		if (e->op == PCP_EV_ALLOC)
 			err = kmodel_alloc(m, e->cpu, e->pfn, pcp_ev_order(e), pcp_ev_mt(e));
-		else if (e->op == PCP_EV_FREE || e->op == PCP_EV_KFREE)
+		else if (e->op == PCP_EV_FREE)
 			err = kmodel_free(m, e->cpu, e->pfn, pcp_ev_order(e), pcp_ev_mt(e));
+		else if (e->op == PCP_EV_KFREE)
+			err = kmodel_kfree(m, e->cpu, e->pfn, pcp_ev_order(e), pcp_ev_mt(e));
 		else
 			continue;
-		if (!err && e->op == PCP_EV_KFREE && pcp_ev_order(e) < KMODEL_NR_ORDERS)
-			kfrees[e->cpu]++;
 		if (err) {
 			r->skipped++;
 			continue;
@@ -860,7 +856,7 @@ static int run_kernel_model(const struct pcp_trace *t, struct sim_result *r)
 		k = kmodel_cpu(m, cpu);
 		r->cpu[cpu].allocs = k->allocs;
 		/* per 1000 of the operations the designs see: not the kfrees */
-		r->cpu[cpu].frees = k->frees - kfrees[cpu];
+		r->cpu[cpu].frees = k->frees;
 		r->cpu[cpu].hits = k->hits;
 		r->cpu[cpu].refill = k->refills;
 		r->cpu[cpu].refill_pages = k->refill_pages;
@@ -870,7 +866,6 @@ static int run_kernel_model(const struct pcp_trace *t, struct sim_result *r)
 		r->cpu[cpu].buddy_free = k->drain_pages;
 		r->cpu[cpu].parked_peak = k->parked_peak;
 	}
-	free(kfrees);
 	kmodel_destroy(m);
 	sim_result_finish(r, parked_sum);
 	return 0;
