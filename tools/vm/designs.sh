@@ -117,8 +117,12 @@ run_one() # lock test
 	rm -f /tmp/designs.running
 	wait $watch
 	end=$(date +%s)
-	# 124, or, under busybox's sh, 143: timeout is in the group it kills
-	if [ $trc = 124 ] || [ $trc = 137 ] || [ $trc = 143 ]; then
+	# 124, or, under busybox's sh, 143: timeout is in the group it kills;
+	# 137 too, or a SIGKILL from elsewhere (the OOM killer) before the limit
+	if [ $((end - start)) -lt $limit ] && { [ $trc = 137 ] || [ $trc = 143 ]; }; then
+		echo "# designs.sh: the runner of $2 was killed (status $trc) after $((end - start)) s, before its limit of $limit s: see the kernel log" >> /tmp/designs.tap
+		echo "not ok 1 selftests: pcpcache: ${2#*:} # KILLED after $((end - start)) s (designs.sh)" >> /tmp/designs.tap
+	elif [ $trc = 124 ] || [ $trc = 137 ] || [ $trc = 143 ]; then
 		echo "# designs.sh: $2 did not finish within $limit s; its process group was killed" >> /tmp/designs.tap
 		echo "not ok 1 selftests: pcpcache: ${2#*:} # TIMEOUT $limit seconds (designs.sh)" >> /tmp/designs.tap
 	fi
