@@ -618,15 +618,18 @@ TEST_F(barn, lowering_barn_full_gives_back_the_excess)
 	EXPECT_EQ(2 * BATCH, pcp_stat(&self->st, "cached"));
 }
 
-/* Full magazines in the barn and pages on every CPU, the books balanced. */
+/*
+ * Full magazines in every node's barn and pages on every CPU, the books
+ * balanced: each node's first CPU fills its barn, the others flush.
+ */
 #define FILL_EVERYWHERE() do {						\
-	int c_;								\
+	int c_, barns_ = pcp_nr_cpu_nodes();				\
 									\
 	for (c_ = 0; c_ < pcp_nr_cpus(); c_++)				\
 		FILL_BARN(c_, 4, BATCH);				\
 	ASSERT_BOOKS_BALANCE();						\
-	ASSERT_EQ(4 * BATCH, pcp_stat(&self->st, "barn"));		\
-	ASSERT_LT(4 * BATCH, pcp_stat(&self->st, "cached"));		\
+	ASSERT_EQ(4LL * BATCH * barns_, pcp_stat(&self->st, "barn"));	\
+	ASSERT_LT(4LL * BATCH * barns_, pcp_stat(&self->st, "cached"));	\
 } while (0)
 
 /*

@@ -58,22 +58,10 @@ TEST_F(reclaim, offline_cpu_is_drained_and_comes_back_current)
 	ASSERT_BOOKS_BALANCE();
 }
 
-/* The first CPU of NUMA node @node, or -1. */
-static int node_cpu(int node)
-{
-	char path[96], buf[64];
-
-	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist",
-		 node);
-	if (pcp_read_file(path, buf, sizeof(buf)) <= 0 || buf[0] == '\n')
-		return -1;
-	return atoi(buf);
-}
-
 TEST_F(reclaim, remote_node_pages_are_not_cached)
 {
 	struct pcpcache_pages req;
-	int a = node_cpu(0), b = node_cpu(1);
+	int a = pcp_node_cpu(0), b = pcp_node_cpu(1);
 	long before, after;
 
 	if (a < 0 || b < 0)

@@ -258,18 +258,6 @@ TEST_F(safety, page_of_zone_movable_is_not_cached)
 	EXPECT_REFUSED("movable", NULL, "refused_other", true);
 }
 
-/* The first CPU of NUMA node @node, or -1. */
-static int node_cpu(int node)
-{
-	char path[96], buf[64];
-
-	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist",
-		 node);
-	if (pcp_read_file(path, buf, sizeof(buf)) <= 0 || buf[0] == '\n')
-		return -1;
-	return atoi(buf);
-}
-
 static long set_policy(int mode, unsigned long nodes)
 {
 	return syscall(SYS_set_mempolicy, mode, nodes ? &nodes : NULL,
@@ -294,7 +282,7 @@ TEST_F(safety, memory_policy_is_honoured)
 		{ "interleave", MPOL_INTERLEAVE, 3, false },
 	};
 	struct pcpcache_pages req;
-	int a = node_cpu(0), b = node_cpu(1), fd;
+	int a = pcp_node_cpu(0), b = pcp_node_cpu(1), fd;
 	long policy_before;
 	unsigned int i;
 
@@ -436,7 +424,7 @@ TEST_F(safety, bound_task_gets_no_page_of_another_node)
 {
 	static const char wsf[] = "/proc/sys/vm/watermark_scale_factor";
 	static const char wbf[] = "/proc/sys/vm/watermark_boost_factor";
-	int a = node_cpu(0), b = node_cpu(1), pipefd[2], status;
+	int a = pcp_node_cpu(0), b = pcp_node_cpu(1), pipefd[2], status;
 	unsigned int remote = ~0U;
 	char before[32], boost[32];
 	pid_t pid;

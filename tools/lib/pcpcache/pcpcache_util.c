@@ -569,6 +569,32 @@ int pcp_nr_cpus(void)
 	return sysconf(_SC_NPROCESSORS_ONLN);
 }
 
+/* The first CPU of NUMA node @node, or -1 (no such node, or no CPU). */
+int pcp_node_cpu(int node)
+{
+	char path[96], buf[64];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist",
+		 node);
+	if (pcp_read_file(path, buf, sizeof(buf)) <= 0 || buf[0] == '\n')
+		return -1;
+	return atoi(buf);
+}
+
+/*
+ * The NUMA nodes with CPUs (1 without NUMA): in barn mode, the barns in
+ * use, where every node with CPUs has memory (a memoryless node's CPUs
+ * use the nearest node's barn).
+ */
+int pcp_nr_cpu_nodes(void)
+{
+	int node, nr = 0;
+
+	for (node = 0; node < PCP_MAX_NODES; node++)
+		nr += pcp_node_cpu(node) >= 0;
+	return nr ? nr : 1;
+}
+
 /* Pin the calling thread to @cpu; 0, or -errno. */
 int pcp_pin(int cpu)
 {

@@ -18,6 +18,8 @@
 #define PCP_SYSFS_DIR	PCPCACHE_SYSFS_DIR
 #define PCP_SYSFS	"/sys/module/pcpcache"
 #define PCP_MAX_CPUS	1024
+/* Debian's MAX_NUMNODES (NODES_SHIFT 10) */
+#define PCP_MAX_NODES	1024
 #define PCP_WATERMARK_BOOST	"/proc/sys/vm/watermark_boost_factor"
 #define PCP_MAX_STATS	128
 /*
@@ -132,6 +134,8 @@ int pcp_use_memory(long kb, long *ms);
 pid_t pcp_start_hog(int cpu);
 int pcp_reload(const char *params);
 int pcp_nr_cpus(void);
+int pcp_node_cpu(int node);
+int pcp_nr_cpu_nodes(void);
 int pcp_pin(int cpu);
 int pcp_leave_cpu(int cpu);
 int pcp_open_user(void);
