@@ -581,6 +581,22 @@ int pcp_node_cpu(int node)
 	return atoi(buf);
 }
 
+/* The NUMA node of @cpu (0 without NUMA), or -1 for no such CPU. */
+int pcp_cpu_node(int cpu)
+{
+	char path[96];
+	int node;
+
+	for (node = 0; node < PCP_MAX_NODES; node++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpu%d",
+			 node, cpu);
+		if (pcp_exists(path))
+			return node;
+	}
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d", cpu);
+	return pcp_exists(path) ? 0 : -1;
+}
+
 /*
  * The NUMA nodes with CPUs (1 without NUMA): in barn mode, the barns in
  * use, where every node with CPUs has memory (a memoryless node's CPUs

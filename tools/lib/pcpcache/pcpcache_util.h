@@ -135,6 +135,7 @@ pid_t pcp_start_hog(int cpu);
 int pcp_reload(const char *params);
 int pcp_nr_cpus(void);
 int pcp_node_cpu(int node);
+int pcp_cpu_node(int cpu);
 int pcp_nr_cpu_nodes(void);
 int pcp_pin(int cpu);
 int pcp_leave_cpu(int cpu);
