@@ -47,6 +47,8 @@ static atomic_t pcpcache_barns_closed = ATOMIC_INIT(0);
 
 static void pcpcache_barn_trim_work(struct work_struct *work);
 static DECLARE_DEFERRABLE_WORK(pcpcache_barn_trim, pcpcache_barn_trim_work);
+/* Whether barn mode is in force, as pcpcache_barns_reconfigure() was told */
+static bool pcpcache_barn_in_force;
 
 /* Count and trace one exchange of @cpu's magazines of @order. */
 static void pcpcache_barn_count(enum mag_barn_done done, unsigned int order)
@@ -175,7 +177,7 @@ static void pcpcache_barn_trim_work(struct work_struct *work)
 {
 	pcpcache_barns_each(NUMA_NO_NODE, pcpcache_depot_trim, NULL,
 			    PCPCACHE_DRAIN_TRIM);
-	if (READ_ONCE(pcpcache_config.mode) == PCPCACHE_MODE_BARN)
+	if (READ_ONCE(pcpcache_barn_in_force))
 		schedule_delayed_work(&pcpcache_barn_trim,
 				      PCPCACHE_BARN_TRIM_SECS * HZ);
 }
@@ -228,6 +230,7 @@ void pcpcache_barns_reconfigure(const struct pcpcache_config *cfg)
 {
 	pcpcache_barns_each(NUMA_NO_NODE, pcpcache_depot_reconfigure,
 			    (void *)cfg, PCPCACHE_DRAIN_RECONFIG);
+	WRITE_ONCE(pcpcache_barn_in_force, cfg->mode == PCPCACHE_MODE_BARN);
 	if (cfg->mode == PCPCACHE_MODE_BARN)
 		schedule_delayed_work(&pcpcache_barn_trim,
 				      PCPCACHE_BARN_TRIM_SECS * HZ);
@@ -343,6 +346,7 @@ int pcpcache_barns_init(const struct pcpcache_config *cfg)
 		mag_depot_init(&b->depot, cfg);
 		pcpcache_barns[nid] = b;
 	}
+	pcpcache_barn_in_force = cfg->mode == PCPCACHE_MODE_BARN;
 	if (cfg->mode == PCPCACHE_MODE_BARN)
 		schedule_delayed_work(&pcpcache_barn_trim,
 				      PCPCACHE_BARN_TRIM_SECS * HZ);

@@ -254,7 +254,7 @@ static unsigned long pcpcache_leftovers_free(struct pcpcache_leftovers *l)
 	if (l->pieces.count) {
 		pcpcache_count(PCPCACHE_BLOCK_PIECES, l->pieces.count);
 		/* not tracked any more: these go to the buddy allocator */
-		pcpcache_give_back(&l->pieces);
+		pcpcache_free_cut(&l->pieces);
 	}
 	return nr;
 }
@@ -321,7 +321,7 @@ static unsigned int pcpcache_reserve_take(struct pcpcache_reserve *r,
 	if (unlikely(poisoned.count)) {
 		pcpcache_count(PCPCACHE_REFUSED_HWPOISON, poisoned.count);
 		/* poisoned: not home again, to the buddy allocator for good */
-		pcpcache_give_back(&poisoned);
+		pcpcache_free_cut(&poisoned);
 	}
 	return got;
 }

@@ -162,7 +162,17 @@ static size_t limits_show(const struct pcpcache_ctl *ctl, char *buf,
 static size_t stats_show(const struct pcpcache_ctl *ctl, char *buf,
 			 size_t size)
 {
-	return pcpcache_stats_format(buf, size);
+	unsigned long sum[PCPCACHE_NR_STATS];
+	struct pcpcache_books books;
+
+	/* the counters first, as the books were always read */
+	pcpcache_stats_sum(sum);
+	books.cached = pcpcache_cached_pages(NUMA_NO_NODE);
+	books.transit = pcpcache_transit_pages(NUMA_NO_NODE);
+	books.blocks = pcpcache_blocks_pages(NUMA_NO_NODE);
+	books.barn = pcpcache_barn_pages(NUMA_NO_NODE);
+	books.user_held = pcpcache_user_held();
+	return pcpcache_stats_format(buf, size, sum, &books);
 }
 
 static size_t stats_percpu_show(const struct pcpcache_ctl *ctl, char *buf,

@@ -44,13 +44,6 @@
 #include "pcpcache.h"
 #include "pcpcache_trace.h"
 
-DEFINE_PER_CPU_ALIGNED(struct pcpcache_cpu, pcpcache_cpus) = {
-	.llock = INIT_LOCAL_LOCK(llock),
-};
-
-DEFINE_STATIC_KEY_FALSE(pcpcache_lock_spin);
-DEFINE_STATIC_KEY_FALSE(pcpcache_lock_try);
-
 /*
  * The cache holds pages any GFP_KERNEL or GFP_ATOMIC caller may be given:
  * order 0, from ZONE_NORMAL or below, not charged to a memory cgroup.
@@ -100,119 +93,6 @@ static __always_inline bool pcpcache_transit_waiting(void)
 {
 	return static_branch_unlikely(&pcpcache_routing) &&
 	       !llist_empty(&raw_cpu_ptr(&pcpcache_cpus)->transit.blocks);
-}
-
-/* Whether a page of the block is marked poisoned. */
-static __always_inline bool pcpcache_block_poisoned(struct page *page,
-						    unsigned int order)
-{
-	unsigned int i;
-
-	for (i = 0; i < 1U << order; i++)
-		if (unlikely(PageHWPoison(page + i)))
-			return true;
-	return false;
-}
-
-/*
- * Free a block of @order, with its one reference, to the buddy allocator.
- * The buddy allocator keeps a poisoned page for good only when it is freed
- * alone (free_pages_prepare()): a block with one is split first. A compound
- * page, which split_page() must never see (a passthrough or order >= 4
- * free, where the refusal checks are not made), is freed whole, as the
- * kernel frees one.
- */
-void pcpcache_free_block(struct page *page, unsigned int order)
-{
-	unsigned int i;
-
-	if (order && !PageCompound(page) &&
-	    unlikely(pcpcache_block_poisoned(page, order))) {
-		split_page(page, order);
-		for (i = 0; i < 1U << order; i++)
-			__free_page(page + i);
-		return;
-	}
-	__free_pages(page, order);
-}
-
-/*
- * Give the blocks of @cut back to the buddy allocator: order 0 in one
- * batch, larger orders block by block. Cached blocks have no reference:
- * the frees drop the one they get back here. Return: the base pages the
- * buddy allocator got, which in blocks mode leaves out those that went
- * home to their blocks (and what a block whole again took with it).
- */
-unsigned int pcpcache_give_back(struct pcpcache_cut *cut)
-{
-	struct page *page, *next;
-	unsigned int order, freed;
-	LIST_HEAD(kept);
-
-	if (!cut->count)
-		return 0;
-	/*
-	 * blocks mode: a page of a tracked block goes home to it instead,
-	 * off the list first, as going home may give it back at once
-	 */
-	if (pcpcache_blocks_tracking()) {
-		list_for_each_entry_safe(page, next, &cut->pages[0], lru) {
-			list_del(&page->lru);
-			if (pcpcache_blocks_return(page))
-				cut->count--;
-			else
-				list_add_tail(&page->lru, &kept);
-		}
-		list_splice(&kept, &cut->pages[0]);
-	}
-	list_for_each_entry(page, &cut->pages[0], lru) {
-		set_page_private(page, 0);
-		page_ref_unfreeze(page, 1);
-	}
-	put_pages_list(&cut->pages[0]);
-	for (order = 1; order < PCPCACHE_NR_ORDERS; order++) {
-		list_for_each_entry_safe(page, next, &cut->pages[order], lru) {
-			list_del(&page->lru);
-			set_page_private(page, 0);
-			page_ref_unfreeze(page, 1);
-			pcpcache_free_block(page, order);
-		}
-	}
-	pcpcache_count(PCPCACHE_BUDDY_FREE, cut->count);
-	freed = cut->count;
-	cut->count = 0;
-	return freed;
-}
-
-/* Count @nr pages @cpu's magazine let go for @why, in one place with its event. */
-void pcpcache_count_drained(int cpu, unsigned int nr,
-			    enum pcpcache_drain_why why)
-{
-	switch (why) {
-	case PCPCACHE_DRAIN_SHRINKER:
-		pcpcache_count(PCPCACHE_SHRINK_PAGES, nr);
-		break;
-	case PCPCACHE_DRAIN_REMOTE:
-		pcpcache_count(PCPCACHE_REMOTE_NODE, nr);
-		break;
-	case PCPCACHE_DRAIN_OOM:
-		pcpcache_count(PCPCACHE_OOM_PAGES, nr);
-		break;
-	default:
-		pcpcache_count(PCPCACHE_DRAIN, 1);
-		pcpcache_count(PCPCACHE_DRAIN_PAGES, nr);
-	}
-	trace_pcpcache_drain(cpu, nr, why);
-}
-
-/* ... and counted by why the magazine of @cpu let them go */
-void pcpcache_give_back_drained(struct pcpcache_cut *cut, int cpu,
-				enum pcpcache_drain_why why)
-{
-	if (!cut->count)
-		return;
-	pcpcache_count_drained(cpu, cut->count, why);
-	pcpcache_give_back(cut);
 }
 
 /*

@@ -43,11 +43,6 @@ static const char * const lock_names[] = { "local", "spin", "trylock" };
 enum { LOCK_LOCAL, LOCK_SPIN, LOCK_TRYLOCK };
 static int lock_design = LOCK_SPIN;
 
-const char *pcpcache_lock_name(void)
-{
-	return lock_names[lock_design];
-}
-
 static int lock_param_set(const char *val, const struct kernel_param *kp)
 {
 	int i;
@@ -63,7 +58,7 @@ static int lock_param_set(const char *val, const struct kernel_param *kp)
 
 static int lock_param_get(char *buffer, const struct kernel_param *kp)
 {
-	return sysfs_emit(buffer, "%s\n", pcpcache_lock_name());
+	return sysfs_emit(buffer, "%s\n", lock_names[lock_design]);
 }
 
 static const struct kernel_param_ops lock_param_ops = {

@@ -6,6 +6,8 @@
 #ifndef _PCPCACHE_INTERNAL_H
 #define _PCPCACHE_INTERNAL_H
 
+#include <linux/page-flags.h>
+
 #include "magazine.h"
 #include "parse.h"
 #include "policy.h"
@@ -43,18 +45,35 @@ enum pcpcache_drain_why {
 	PCPCACHE_DRAIN_TRIM,		/* a barn's magazines not needed */
 };
 
-/* core.c: the fast path */
-extern unsigned int pcpcache_fault_refill;
-/* page->private of a cached block that is still as the buddy allocator left it */
-#define PCPCACHE_PAGE_CLEAN	1UL
+/* buddy.c: the way back to the buddy allocator */
 void pcpcache_free_block(struct page *page, unsigned int order);
+void pcpcache_free_cut(struct pcpcache_cut *cut);
+
+/* Whether a page of the block is marked poisoned. */
+static __always_inline bool pcpcache_block_poisoned(struct page *page,
+						    unsigned int order)
+{
+	unsigned int i;
+
+	for (i = 0; i < 1U << order; i++)
+		if (unlikely(PageHWPoison(page + i)))
+			return true;
+	return false;
+}
+
+/* drain.c: where the pages that magazines and barns let go end up */
 unsigned int pcpcache_give_back(struct pcpcache_cut *cut);
-void pcpcache_high_moved(int cpu, unsigned int old, unsigned int new,
-			 enum pcpcache_stat why);
 void pcpcache_give_back_drained(struct pcpcache_cut *cut, int cpu,
 				enum pcpcache_drain_why why);
 void pcpcache_count_drained(int cpu, unsigned int nr,
 			    enum pcpcache_drain_why why);
+
+/* core.c: the fast path */
+extern unsigned int pcpcache_fault_refill;
+/* page->private of a cached block that is still as the buddy allocator left it */
+#define PCPCACHE_PAGE_CLEAN	1UL
+void pcpcache_high_moved(int cpu, unsigned int old, unsigned int new,
+			 enum pcpcache_stat why);
 void pcpcache_deferred_init(void);
 void pcpcache_deferred_sync(void);
 void pcpcache_deferred_dead(int cpu);
@@ -71,11 +90,10 @@ int pcpcache_cpu_dead(unsigned int cpu);
 unsigned long pcpcache_shrink(int nid, unsigned long nr);
 unsigned long pcpcache_oom_give_back(void);
 enum pcpcache_mode pcpcache_cpu_lists(int cpu, struct pcpcache_list *lists);
-unsigned long pcpcache_sum_cpus(int nid, unsigned int (*count)(int cpu));
 unsigned long pcpcache_cached_pages(int nid);
 unsigned long pcpcache_parked_pages(int nid);
 
-/* main.c: the locking design chosen at load (lock.h) */
+/* lock.c: the locking design chosen at load (lock.h) */
 const char *pcpcache_lock_name(void);
 
 /* user.c: the "user" file's ioctls, and the limits /dev/pcpcache shares */

@@ -99,6 +99,17 @@ static struct notifier_block pcpcache_oom_nb = {
 	.notifier_call = pcpcache_oom_callback,
 };
 
+/*
+ * A CPU came up: its magazine catches up (request.c), and the bound on
+ * what each CPU may cache shrinks (config.c).
+ */
+static int pcpcache_cpu_up(unsigned int cpu)
+{
+	pcpcache_cpu_online(cpu);
+	pcpcache_config_cpus_changed();
+	return 0;
+}
+
 /**
  * pcpcache_reclaim_init - follow CPU hotplug, memory pressure and offlining
  *
@@ -117,7 +128,7 @@ int pcpcache_reclaim_init(void)
 		return ret;
 	pcpcache_prepare_state = ret;
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "mm/pcpcache:online",
-				pcpcache_cpu_online, NULL);
+				pcpcache_cpu_up, NULL);
 	if (ret < 0)
 		goto remove_prepare;
 	pcpcache_online_state = ret;

@@ -469,8 +469,7 @@ int pcpcache_cpu_prepare(unsigned int cpu)
  * @cpu: the CPU, which we run on, pinned
  *
  * Under lock=local, work queued on a CPU before it could run work ran
- * elsewhere: put the configuration in force now. Either way the bound on
- * what each CPU may cache shrinks.
+ * elsewhere: put the configuration in force now.
  *
  * Return: 0.
  */
@@ -486,7 +485,6 @@ int pcpcache_cpu_online(unsigned int cpu)
 		pcpcache_carry_out(cpu, PCPCACHE_REACH_OWN, &rq);
 	pcpcache_decay_arm(cpu, &pcpcache_up_config);
 	mutex_unlock(&pcpcache_hotplug_mutex);
-	pcpcache_config_cpus_changed();
 	return 0;
 }
 
@@ -788,24 +786,6 @@ enum pcpcache_mode pcpcache_cpu_lists(int cpu, struct pcpcache_list *lists)
 		lists[i].high = READ_ONCE(mag->lists[i].high);
 	}
 	return READ_ONCE(mag->mode);
-}
-
-/**
- * pcpcache_sum_cpus - a count of every possible CPU of a node, summed
- * @nid: the node, or NUMA_NO_NODE for all
- * @count: the count of one CPU, read without its locks
- *
- * Return: the sum.
- */
-unsigned long pcpcache_sum_cpus(int nid, unsigned int (*count)(int cpu))
-{
-	unsigned long sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		if (nid == NUMA_NO_NODE || cpu_to_mem(cpu) == nid)
-			sum += count(cpu);
-	return sum;
 }
 
 /*

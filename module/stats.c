@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pcpcache counters and their readers, the files "stats" (the sums) and
- * "stats_percpu" (each CPU's).
+ * "stats_percpu" (each CPU's), and the sum of any count of each CPU.
  *
  * Writers only ever add to their own CPU's block; readers sum every
  * possible CPU's block, so a count survives its CPU going offline.
@@ -10,11 +10,9 @@
 #include <linux/cpumask.h>
 #include <linux/kernel.h>
 #include <linux/math64.h>
+#include <linux/topology.h>
 #include <linux/time64.h>
 
-#include "barn.h"
-#include "blocks.h"
-#include "owner.h"
 #include "pcpcache.h"
 
 DEFINE_PER_CPU_ALIGNED(struct pcpcache_stats, pcpcache_stats);
@@ -154,9 +152,29 @@ unsigned long pcpcache_stat_sum(enum pcpcache_stat item)
 }
 
 /**
+ * pcpcache_sum_cpus - a count of every possible CPU of a node, summed
+ * @nid: the node, or NUMA_NO_NODE for all
+ * @count: the count of one CPU, read without its locks
+ *
+ * Return: the sum.
+ */
+unsigned long pcpcache_sum_cpus(int nid, unsigned int (*count)(int cpu))
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (nid == NUMA_NO_NODE || cpu_to_mem(cpu) == nid)
+			sum += count(cpu);
+	return sum;
+}
+
+/**
  * pcpcache_stats_format - the counters, one "name value" per line
  * @buf: where to write them, NUL-terminated
  * @size: the size of @buf; a page holds them with room to spare
+ * @sum: the counters, pcpcache_stats_sum()
+ * @books: the pages the other files count, read by the caller after @sum
  *
  * Then seven more values. Five are derived: cached, the pages in all
  * magazines and barns; transit, the pages freed to another CPU's transit
@@ -174,28 +192,28 @@ unsigned long pcpcache_stat_sum(enum pcpcache_stat item)
  *
  * Return: the length written.
  */
-size_t pcpcache_stats_format(char *buf, size_t size)
+size_t pcpcache_stats_format(char *buf, size_t size,
+			     const unsigned long sum[PCPCACHE_NR_STATS],
+			     const struct pcpcache_books *books)
 {
-	unsigned long sum[PCPCACHE_NR_STATS];
 	size_t len = 0;
 	int i;
 
-	pcpcache_stats_sum(sum);
 	for (i = 0; i < PCPCACHE_NR_STATS; i++)
 		len += scnprintf(buf + len, size - len, "%s %lu\n",
 				 pcpcache_stat_names[i], sum[i]);
 	len += scnprintf(buf + len, size - len, "cached %lu\n",
-			 pcpcache_cached_pages(NUMA_NO_NODE));
+			 books->cached);
 	len += scnprintf(buf + len, size - len, "transit %lu\n",
-			 pcpcache_transit_pages(NUMA_NO_NODE));
+			 books->transit);
 	len += scnprintf(buf + len, size - len, "blocks %lu\n",
-			 pcpcache_blocks_pages(NUMA_NO_NODE));
+			 books->blocks);
 	len += scnprintf(buf + len, size - len, "barn %lu\n",
-			 pcpcache_barn_pages(NUMA_NO_NODE));
+			 books->barn);
 	len += scnprintf(buf + len, size - len, "held %ld\n",
 			 (long)(sum[PCPCACHE_ALLOC] - sum[PCPCACHE_FREE]));
 	len += scnprintf(buf + len, size - len, "user_held %lu\n",
-			 pcpcache_user_held());
+			 books->user_held);
 	len += scnprintf(buf + len, size - len, "shrink_longest_us %llu\n",
 			 div_u64(atomic64_read(&pcpcache_shrink_longest),
 				 NSEC_PER_USEC));

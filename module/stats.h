@@ -91,7 +91,15 @@ static inline void pcpcache_count(enum pcpcache_stat item, unsigned long nr)
 void pcpcache_stats_sum(unsigned long sum[PCPCACHE_NR_STATS]);
 unsigned long pcpcache_stat_sum(enum pcpcache_stat item);
 void pcpcache_note_shrink_time(s64 ns);
-size_t pcpcache_stats_format(char *buf, size_t size);
+/* The pages the books count beside the counters (pcpcache_stats_format()). */
+struct pcpcache_books {
+	unsigned long cached, transit, blocks, barn, user_held;
+};
+
+unsigned long pcpcache_sum_cpus(int nid, unsigned int (*count)(int cpu));
+size_t pcpcache_stats_format(char *buf, size_t size,
+			     const unsigned long sum[PCPCACHE_NR_STATS],
+			     const struct pcpcache_books *books);
 size_t pcpcache_stats_percpu_size(void);
 size_t pcpcache_stats_percpu_format(char *buf, size_t size);
 
