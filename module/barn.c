@@ -228,9 +228,9 @@ static void pcpcache_depot_reconfigure(struct pcpcache_depot *d,
  */
 void pcpcache_barns_reconfigure(const struct pcpcache_config *cfg)
 {
+	WRITE_ONCE(pcpcache_barn_in_force, cfg->mode == PCPCACHE_MODE_BARN);
 	pcpcache_barns_each(NUMA_NO_NODE, pcpcache_depot_reconfigure,
 			    (void *)cfg, PCPCACHE_DRAIN_RECONFIG);
-	WRITE_ONCE(pcpcache_barn_in_force, cfg->mode == PCPCACHE_MODE_BARN);
 	if (cfg->mode == PCPCACHE_MODE_BARN)
 		schedule_delayed_work(&pcpcache_barn_trim,
 				      PCPCACHE_BARN_TRIM_SECS * HZ);

@@ -36,37 +36,6 @@ static const struct kernel_param_ops mode_param_ops = {
 };
 
 /*
- * The locking design (lock.h); fixed from load to unload. spin by default,
- * as the kernel's own lists have been since 6.0.
- */
-static const char * const lock_names[] = { "local", "spin", "trylock" };
-enum { LOCK_LOCAL, LOCK_SPIN, LOCK_TRYLOCK };
-static int lock_design = LOCK_SPIN;
-
-static int lock_param_set(const char *val, const struct kernel_param *kp)
-{
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(lock_names); i++) {
-		if (sysfs_streq(val, lock_names[i])) {
-			lock_design = i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-static int lock_param_get(char *buffer, const struct kernel_param *kp)
-{
-	return sysfs_emit(buffer, "%s\n", lock_names[lock_design]);
-}
-
-static const struct kernel_param_ops lock_param_ops = {
-	.set	= lock_param_set,
-	.get	= lock_param_get,
-};
-
-/*
  * The parameters point into the configuration in force, so that reading
  * them in /sys/module/pcpcache/parameters/ shows what was last set.
  * They are read-only there: run-time changes go through the files of
@@ -116,9 +85,6 @@ module_param_named(barn_full, pcpcache_config.barn_full, uint, 0444);
 MODULE_PARM_DESC(barn_full, "full magazines of each order a node's barn keeps, barn mode (default 4, at most 32)");
 module_param_named(barn_empty, pcpcache_config.barn_empty, uint, 0444);
 MODULE_PARM_DESC(barn_empty, "empty magazines of each order a node's barn counts, barn mode (default 4, at most 32)");
-module_param_cb(lock, &lock_param_ops, NULL, 0444);
-MODULE_PARM_DESC(lock, "locking design: spin (default; 6.0 on), local (before 6.0) or trylock (2026); needs a reload to change");
-
 #ifdef PCPCACHE_TEST_HOOKS
 /*
  * Built in only for the debug lane (PCPCACHE_TEST_HOOKS=y): fail the load
@@ -145,10 +111,7 @@ static int __init pcpcache_init(void)
 	int err;
 
 	/* before any magazine is used: the fast path branches on it */
-	if (lock_design != LOCK_LOCAL)
-		static_branch_enable(&pcpcache_lock_spin);
-	if (lock_design == LOCK_TRYLOCK)
-		static_branch_enable(&pcpcache_lock_try);
+	pcpcache_lock_init();
 	pcpcache_deferred_init();
 	err = pcpcache_init_step(1) ?: pcpcache_config_init();
 	if (err)

@@ -95,6 +95,7 @@ unsigned long pcpcache_parked_pages(int nid);
 
 /* lock.c: the locking design chosen at load (lock.h) */
 const char *pcpcache_lock_name(void);
+void pcpcache_lock_init(void);
 
 /* user.c: the "user" file's ioctls, and the limits /dev/pcpcache shares */
 extern const struct file_operations pcpcache_user_fops;
