@@ -85,6 +85,7 @@ module_param_named(barn_full, pcpcache_config.barn_full, uint, 0444);
 MODULE_PARM_DESC(barn_full, "full magazines of each order a node's barn keeps, barn mode (default 4, at most 32)");
 module_param_named(barn_empty, pcpcache_config.barn_empty, uint, 0444);
 MODULE_PARM_DESC(barn_empty, "empty magazines of each order a node's barn counts, barn mode (default 4, at most 32)");
+
 #ifdef PCPCACHE_TEST_HOOKS
 /*
  * Built in only for the debug lane (PCPCACHE_TEST_HOOKS=y): fail the load
