@@ -251,7 +251,6 @@ TEST_F(nolock, from_hardirq_and_nmi_nothing_lost)
 	EXPECT_EQ(0, param("foreign_ticks"));
 	EXPECT_EQ(0, param("quiet_cpus"));
 	EXPECT_EQ(0, param("dirty_pages"));
-	EXPECT_LT(0, param("nolock_failed"));
 	EXPECT_LT(0, param("nmi_handed_frees"));
 	if (local) {
 		EXPECT_EQ(0, param("nolock_hardirq_pages"));
@@ -272,7 +271,6 @@ TEST_F(nolock, from_hardirq_and_nmi_nothing_lost)
 	pcp_wait_books_balance(self->why, sizeof(self->why));
 	ASSERT_BOOKS_BALANCE();
 	EXPECT_EQ(0, pcp_stat(&self->st, "held"));
-	EXPECT_EQ(failed, pcp_stat(&self->st, "nolock_fail"));
 	TH_LOG("trylock failures: task %lld, softirq %lld, hardirq %lld, NMI %lld; deferred frees %lld; remote frees %lld",
 	       pcp_stat(&self->st, "trylock_fail_task"),
 	       pcp_stat(&self->st, "trylock_fail_softirq"),
@@ -282,23 +280,30 @@ TEST_F(nolock, from_hardirq_and_nmi_nothing_lost)
 	       pcp_stat(&self->st, "remote_frees"));
 	/*
 	 * An NMI that lands while its CPU holds the lock fails the trylock and
-	 * is counted as an NMI's failure (17 to 110 a run, in eight runs on
-	 * Debian's kernel and the debug kernel; none in a run of 17 NMIs on a
-	 * debug kernel slowed by a busy host, where 400 to 600 land: runs
-	 * again, up to twice, until one does); no lock to try under local or
-	 * on PREEMPT_RT.
+	 * is counted as an NMI's failure, and its _nolock() call fails (17 to
+	 * 110 a run, in eight runs on Debian's kernel and the debug kernel).
+	 * Where little holds the lock, none may land in it: a run of 17 NMIs
+	 * on a debug kernel slowed by a busy host, and remote mode on the
+	 * debug kernel, whose frees mostly go home without it (0 in two runs
+	 * of 123 and 130 NMIs). So it runs again, up to four times, until an
+	 * NMI's trylock and a _nolock() call have failed; no lock to try
+	 * under local or on PREEMPT_RT, where every such call fails.
 	 */
-	for (again = 0; !local && !rt && again < 2 &&
-	     !pcp_stat(&self->st, "trylock_fail_nmi"); again++) {
+	for (again = 0; !local && !rt && again < 4 &&
+	     (!pcp_stat(&self->st, "trylock_fail_nmi") || !failed); again++) {
 		ASSERT_EQ(0, pcp_run("insmod %s seconds=%d nolock=1", self->ko,
 				     API_NMI_SECONDS));
-		TH_LOG("no NMI failed its trylock: again, %ld NMIs this time",
-		       param("nmis"));
+		TH_LOG("no NMI failed its trylock, or no call failed: again, %ld NMIs, %ld failed this time",
+		       param("nmis"), param("nolock_failed"));
+		failed += param("nolock_failed");
 		ASSERT_EQ(0, pcp_run("rmmod " API_TEST));
 		pcp_wait_books_balance(self->why, sizeof(self->why));
 		ASSERT_BOOKS_BALANCE();
 		EXPECT_EQ(0, pcp_stat(&self->st, "held"));
 	}
+	/* every failed call counted once, over all the runs */
+	EXPECT_LT(0, failed);
+	EXPECT_EQ(failed, pcp_stat(&self->st, "nolock_fail"));
 	if (!local && !rt)
 		EXPECT_LT(0, pcp_stat(&self->st, "trylock_fail_nmi"));
 	/* no lock to try: the handed pages went home (remote) or were deferred */
