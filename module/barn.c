@@ -19,6 +19,8 @@
  * never takes a magazine's lock under it. Blocks are given back to the
  * buddy allocator outside both locks.
  */
+#include <linux/jiffies.h>
+#include <linux/mutex.h>
 #include <linux/nodemask.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -49,6 +51,10 @@ static void pcpcache_barn_trim_work(struct work_struct *work);
 static DECLARE_DEFERRABLE_WORK(pcpcache_barn_trim, pcpcache_barn_trim_work);
 /* Whether barn mode is in force, as pcpcache_barns_reconfigure() was told */
 static bool pcpcache_barn_in_force;
+/* The trim's interval in milliseconds, 0 for no timer; set under the mutex */
+static unsigned int pcpcache_barn_trim_ms =
+	PCPCACHE_BARN_TRIM_SECS * MSEC_PER_SEC;
+static DEFINE_MUTEX(pcpcache_barn_trim_mutex);
 
 /* Count and trace one exchange of @cpu's magazines of @order. */
 static void pcpcache_barn_count(enum mag_barn_done done, unsigned int order)
@@ -168,18 +174,64 @@ static void pcpcache_depot_trim(struct pcpcache_depot *d,
 	pcpcache_count(PCPCACHE_BARN_TRIMMED, mag_depot_trim(d, cut));
 }
 
-/*
- * Give back what the barns did not need since the last trim, every
- * PCPCACHE_BARN_TRIM_SECS while barn mode is in force: a deferrable
- * timer, which an idle machine does not wake for.
+/* Queue the trim an interval from now, in barn mode and if it has one. */
+static void pcpcache_barn_trim_arm(void)
+{
+	unsigned int ms = READ_ONCE(pcpcache_barn_trim_ms);
+
+	if (ms && READ_ONCE(pcpcache_barn_in_force))
+		schedule_delayed_work(&pcpcache_barn_trim,
+				      msecs_to_jiffies(ms));
+}
+
+/**
+ * pcpcache_barns_trim - give back what the barns did not need lately
+ *
+ * For each barn and order, the fewest full magazines it held since the
+ * last trim go back. The timer's work, and debugfs's barn_trim; process
+ * context.
  */
-static void pcpcache_barn_trim_work(struct work_struct *work)
+void pcpcache_barns_trim(void)
 {
 	pcpcache_barns_each(NUMA_NO_NODE, pcpcache_depot_trim, NULL,
 			    PCPCACHE_DRAIN_TRIM);
-	if (READ_ONCE(pcpcache_barn_in_force))
-		schedule_delayed_work(&pcpcache_barn_trim,
-				      PCPCACHE_BARN_TRIM_SECS * HZ);
+}
+
+/*
+ * Every interval (PCPCACHE_BARN_TRIM_SECS unless barn_trim_ms says
+ * otherwise) while barn mode is in force: a deferrable timer, which an
+ * idle machine does not wake for.
+ */
+static void pcpcache_barn_trim_work(struct work_struct *work)
+{
+	pcpcache_barns_trim();
+	pcpcache_barn_trim_arm();
+}
+
+/**
+ * pcpcache_barn_trim_interval - the trim's interval
+ *
+ * Return: milliseconds, 0 when no timer runs it.
+ */
+unsigned int pcpcache_barn_trim_interval(void)
+{
+	return READ_ONCE(pcpcache_barn_trim_ms);
+}
+
+/**
+ * pcpcache_barn_set_trim_interval - how often the timer trims the barns
+ * @ms: milliseconds, or 0 for never (a test then trims when it asks)
+ *
+ * The next trim comes @ms from now. A reconfiguration that read the old
+ * interval may still queue one trim with it; that one does not come back.
+ */
+void pcpcache_barn_set_trim_interval(unsigned int ms)
+{
+	mutex_lock(&pcpcache_barn_trim_mutex);
+	WRITE_ONCE(pcpcache_barn_trim_ms, ms);
+	cancel_delayed_work_sync(&pcpcache_barn_trim);
+	pcpcache_barn_trim_arm();
+	mutex_unlock(&pcpcache_barn_trim_mutex);
 }
 
 /* @arg: the base pages still wanted, less those this barn gives */
@@ -231,9 +283,7 @@ void pcpcache_barns_reconfigure(const struct pcpcache_config *cfg)
 	WRITE_ONCE(pcpcache_barn_in_force, cfg->mode == PCPCACHE_MODE_BARN);
 	pcpcache_barns_each(NUMA_NO_NODE, pcpcache_depot_reconfigure,
 			    (void *)cfg, PCPCACHE_DRAIN_RECONFIG);
-	if (cfg->mode == PCPCACHE_MODE_BARN)
-		schedule_delayed_work(&pcpcache_barn_trim,
-				      PCPCACHE_BARN_TRIM_SECS * HZ);
+	pcpcache_barn_trim_arm();
 }
 
 /**
@@ -347,9 +397,7 @@ int pcpcache_barns_init(const struct pcpcache_config *cfg)
 		pcpcache_barns[nid] = b;
 	}
 	pcpcache_barn_in_force = cfg->mode == PCPCACHE_MODE_BARN;
-	if (cfg->mode == PCPCACHE_MODE_BARN)
-		schedule_delayed_work(&pcpcache_barn_trim,
-				      PCPCACHE_BARN_TRIM_SECS * HZ);
+	pcpcache_barn_trim_arm();
 	return 0;
 }
 

@@ -9,12 +9,18 @@
 
 #include "pcpcache.h"
 
-/* How often a barn gives back the magazines it did not need: Bonwick's 15 s, shortened. */
+/*
+ * How often a barn gives back the magazines it did not need: Bonwick's
+ * 15 s, shortened (debugfs's barn_trim_ms changes it, for tests).
+ */
 #define PCPCACHE_BARN_TRIM_SECS	5
 
 int pcpcache_barns_init(const struct pcpcache_config *cfg);
 void pcpcache_barns_exit(void);
 void pcpcache_barns_reconfigure(const struct pcpcache_config *cfg);
+void pcpcache_barns_trim(void);
+unsigned int pcpcache_barn_trim_interval(void);
+void pcpcache_barn_set_trim_interval(unsigned int ms);
 unsigned long pcpcache_barns_give_back(int nid, unsigned long nr,
 				       enum pcpcache_drain_why why);
 unsigned long pcpcache_barn_pages(int nid);

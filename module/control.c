@@ -289,6 +289,38 @@ static int drain_store(const struct pcpcache_ctl *ctl, const char *buf,
 	return err;
 }
 
+/* "1": the barns' trim, now (for tests; in any mode) */
+static int barn_trim_store(const struct pcpcache_ctl *ctl, const char *buf,
+			   size_t len)
+{
+	unsigned int val;
+	int err;
+
+	err = store_number(buf, len, 1, 1, &val);
+	if (!err)
+		pcpcache_barns_trim();
+	return err;
+}
+
+static size_t barn_trim_ms_show(const struct pcpcache_ctl *ctl, char *buf,
+				size_t size)
+{
+	return scnprintf(buf, size, "%u\n", pcpcache_barn_trim_interval());
+}
+
+/* Milliseconds between the timer's trims: 0 (no timer) to 600000. */
+static int barn_trim_ms_store(const struct pcpcache_ctl *ctl,
+			      const char *buf, size_t len)
+{
+	unsigned int val;
+	int err;
+
+	err = store_number(buf, len, 0, 600000, &val);
+	if (!err)
+		pcpcache_barn_set_trim_interval(val);
+	return err;
+}
+
 static size_t fault_refill_show(const struct pcpcache_ctl *ctl, char *buf,
 				size_t size)
 {
@@ -359,6 +391,9 @@ const struct pcpcache_ctl pcpcache_ctls[] = {
 	  .store = fault_refill_store, .debugfs_only = true },
 	{ .name = "delay_block_setup", .show = delay_block_setup_show,
 	  .store = delay_block_setup_store, .debugfs_only = true },
+	{ .name = "barn_trim", .store = barn_trim_store, .debugfs_only = true },
+	{ .name = "barn_trim_ms", .show = barn_trim_ms_show,
+	  .store = barn_trim_ms_store, .debugfs_only = true },
 	{ .name = "bench", .show = pcpcache_bench_show,
 	  .store = pcpcache_bench_store, .size = pcpcache_bench_size,
 	  .debugfs_only = true },

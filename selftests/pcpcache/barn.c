@@ -14,8 +14,9 @@
  * - the purger pattern (one CPU frees what another allocates): the barn
  *   carries the pages across, where single mode's lists go to the buddy
  *   allocator for nearly every page;
- * - the trim: magazines nobody took for a whole interval (5 s) go back,
- *   the one in steady use stays;
+ * - the trim: magazines nobody took for a whole interval go back, the
+ *   one in steady use stays, exactly, the test ending each interval;
+ *   the timer runs it every barn_trim_ms;
  * - pagesets: main's count, the spare's and the barn's pages;
  * - barn_full and barn_empty: 0 to 32, and in barn mode within the bound;
  *   lowering barn_full gives back the magazines over it; a lowered batch
@@ -41,8 +42,6 @@
 
 /* a magazine of order 0 in the exact cases: small, so that counts are plain */
 #define BATCH		8
-/* module/barn.h: PCPCACHE_BARN_TRIM_SECS */
-#define TRIM_SECS	5
 /* the purger pattern: a burst of frees a round, four magazines of the default batch */
 #define PURGE_BURST	256
 #define PURGE_ROUNDS	40
@@ -395,82 +394,127 @@ static double now_s(void)
 	cycles++;							\
 } while (0)
 
+/* One trim, now: the end of an interval the test decides */
+#define TRIM()	ASSERT_EQ(0, pcp_write("barn_trim", "1"))
+
 /*
- * The trim, Bonwick's working set: every TRIM_SECS the barn gives back
- * the fewest full magazines it held since the last trim, which nobody
- * needed. Four magazines in the barn, one of them taken and given back
- * without a pause: the other three go back within three trims, the one
- * in use never does (no refill while it goes round); then left alone, it
- * goes too, and the barn is empty. The CPUs' own magazines stay.
+ * main 8, spare 8 and four full magazines in the barn, with the timer
+ * off: the estimate starts at 0 (the drain emptied the barn)
  */
-TEST_F_TIMEOUT(barn, trim_gives_back_what_was_not_needed, 120)
+#define FOUR_IN_THE_BARN() do {						\
+	ASSERT_EQ(0, pcp_write("barn_trim_ms", "0"));			\
+	ASSERT_EQ(0, pcp_write("config", "batch=8 high=378 barn_full=4")); \
+	ASSERT_EQ(0, pcp_pin(self->cpu));				\
+	ASSERT_EQ(0, pcp_write("drain", "1"));				\
+	ALLOC(6 * BATCH, 0);						\
+	FREE(6 * BATCH, 0);						\
+	ASSERT_BOOKS_BALANCE();						\
+	ASSERT_EQ(4 * BATCH, pcp_stat(&self->st, "barn"));		\
+	ASSERT_EQ(6 * BATCH, pcp_stat(&self->st, "cached"));		\
+} while (0)
+
+/*
+ * The trim, Bonwick's working set: each trim gives back the fewest full
+ * magazines the barn held since the last one, which nobody needed. The
+ * test ends each interval itself (barn_trim, the timer off). Four
+ * magazines in the barn, one of them taken and given back in each
+ * interval: the first trim gives back nothing (the estimate starts), the
+ * second the three idle ones, and then the working one stays however
+ * many intervals it is used in; an interval without use, and it goes
+ * too. The CPU's own two magazines stay. Exact: nothing else uses the
+ * barn, so it is never busy and no page comes from the buddy allocator.
+ */
+TEST_F(barn, trim_gives_back_what_was_not_needed)
 {
-	long long trimmed, cycles = 0;
+	long long cycles = 0;
 	struct pcp_stats before;
-	pid_t wakers[PCP_MAX_CPUS] = { 0 };
-	double start, t;
-	int nr_wakers;
+	int i;
 
-	ASSERT_EQ(0, pcp_write("config", "batch=8 high=378 barn_full=4"));
-	ASSERT_EQ(0, pcp_pin(self->cpu));
-	ASSERT_EQ(0, pcp_write("drain", "1"));
-	/* main 8, spare 8, and four full magazines in the barn */
-	ALLOC(6 * BATCH, 0);
-	FREE(6 * BATCH, 0);
-	ASSERT_BOOKS_BALANCE();
-	ASSERT_EQ(4 * BATCH, pcp_stat(&self->st, "barn"));
-	ASSERT_EQ(6 * BATCH, pcp_stat(&self->st, "cached"));
+	FOUR_IN_THE_BARN();
 	before = self->st;
+	TRIM();
+	READ_STATS();
+	EXPECT_EQ(0, DELTA(&before, "barn_trimmed"));
+	EXPECT_EQ(4 * BATCH, pcp_stat(&self->st, "barn"));
 
-	nr_wakers = wake_cpus(wakers, self->fd);
-	start = now_s();
-	/* the three idle ones go within three trims; the one in use goes round */
-	do {
-		CYCLE();
-		READ_STATS();
-		trimmed = DELTA(&before, "barn_trimmed");
-		usleep(50000);
-	} while (trimmed < 3 && now_s() - start < 4 * TRIM_SECS);
-	t = now_s() - start;
-	EXPECT_EQ(3, trimmed) {
-		TH_LOG("%lld magazines trimmed in %.1f s of steady use of one", trimmed, t);
-	}
-	/* a whole interval more of it: the working magazine is needed */
-	while (now_s() - start < t + TRIM_SECS + 1) {
-		CYCLE();
-		usleep(50000);
-	}
+	CYCLE();
+	CYCLE();
+	TRIM();
 	READ_STATS();
 	EXPECT_EQ(3, DELTA(&before, "barn_trimmed"));
-	/* every cycle took it from the barn; a refill only where the barn was busy */
-	EXPECT_GE(DELTA(&before, "barn_took_full") + DELTA(&before, "barn_busy"), cycles);
-	EXPECT_GE(BATCH * DELTA(&before, "barn_busy"), DELTA(&before, "buddy_alloc"));
-	/* the trim's drains, and a flush only where the barn was busy */
-	EXPECT_LE(3 * BATCH, DELTA(&before, "drain_pages"));
-	EXPECT_GE(3 * BATCH + BATCH * DELTA(&before, "barn_busy"),
-		  DELTA(&before, "drain_pages"));
-	TH_LOG("3 idle magazines trimmed within %.1f s; the working one taken %lld times in %lld cycles, %lld refills",
-	       t, DELTA(&before, "barn_took_full"), cycles, DELTA(&before, "refill"));
+	EXPECT_EQ(3 * BATCH, DELTA(&before, "drain_pages"));
+	EXPECT_EQ(BATCH, pcp_stat(&self->st, "barn"));
 
-	/* left alone now: it goes back too, and only the barn's pages */
+	/* the working magazine is needed in every interval */
+	for (i = 0; i < 3; i++) {
+		CYCLE();
+		TRIM();
+	}
+	ASSERT_BOOKS_BALANCE();
+	EXPECT_EQ(3, DELTA(&before, "barn_trimmed"));
+	EXPECT_EQ(BATCH, pcp_stat(&self->st, "barn"));
+	EXPECT_EQ(cycles, DELTA(&before, "barn_took_full"));
+	EXPECT_EQ(cycles, DELTA(&before, "barn_gave_full"));
+	EXPECT_EQ(0, DELTA(&before, "barn_busy"));
+	EXPECT_EQ(0, DELTA(&before, "buddy_alloc"));
+	EXPECT_EQ(3 * BATCH, DELTA(&before, "drain_pages"));
+
+	/* an interval without use: it goes back too, and only the barn's */
+	TRIM();
+	TRIM();
+	ASSERT_BOOKS_BALANCE();
+	EXPECT_EQ(4, DELTA(&before, "barn_trimmed"));
+	EXPECT_EQ(0, pcp_stat(&self->st, "barn"));
+	EXPECT_EQ(4 * BATCH, DELTA(&before, "drain_pages"));
+	EXPECT_EQ(4 * BATCH, DELTA(&before, "buddy_free"));
+	EXPECT_EQ(2 * BATCH, pcp_stat(&self->st, "cached"));
+}
+
+/*
+ * The timer: in barn mode it trims every barn_trim_ms, a deferrable
+ * timer (children keep every CPU awake). Left alone, four magazines go
+ * back in two intervals of 200 ms: waited for up to 100. With the timer
+ * off (0) again, a magazine given to the barn stays for 5 intervals.
+ */
+TEST_F_TIMEOUT(barn, the_timer_trims_every_interval, 60)
+{
+	pid_t wakers[PCP_MAX_CPUS] = { 0 };
+	struct pcp_stats before;
+	double start, t;
+	int nr_wakers;
+	long ms;
+
+	FOUR_IN_THE_BARN();
+	before = self->st;
+	nr_wakers = wake_cpus(wakers, self->fd);
+	ASSERT_EQ(0, pcp_write("barn_trim_ms", "200"));
+	ASSERT_EQ(0, pcp_read_long("barn_trim_ms", &ms));
+	EXPECT_EQ(200, ms);
 	start = now_s();
 	do {
-		usleep(200000);
+		usleep(20000);
 		READ_STATS();
-	} while (pcp_stat(&self->st, "barn") && now_s() - start < 4 * TRIM_SECS);
+	} while (pcp_stat(&self->st, "barn") && now_s() - start < 20);
 	t = now_s() - start;
-	stop_cpus_waking(wakers, nr_wakers);
-	ASSERT_BOOKS_BALANCE();
 	EXPECT_EQ(0, pcp_stat(&self->st, "barn")) {
-		TH_LOG("the barn still holds %lld pages %.1f s after its last use",
+		TH_LOG("the barn still holds %lld pages %.1f s later",
 		       pcp_stat(&self->st, "barn"), t);
 	}
 	EXPECT_EQ(4, DELTA(&before, "barn_trimmed"));
-	EXPECT_LE(4 * BATCH, DELTA(&before, "drain_pages"));
-	EXPECT_GE(4 * BATCH + BATCH * DELTA(&before, "barn_busy"),
-		  DELTA(&before, "drain_pages"));
 	EXPECT_EQ(2 * BATCH, pcp_stat(&self->st, "cached"));
-	TH_LOG("the last magazine given back %.1f s after its last use", t);
+	TH_LOG("four idle magazines given back by the timer in %.2f s", t);
+
+	/* main and spare full: a magazine more, from a refill, goes to the barn */
+	ASSERT_EQ(0, pcp_write("barn_trim_ms", "0"));
+	ALLOC(3 * BATCH, 0);
+	FREE(3 * BATCH, 0);
+	READ_STATS();
+	ASSERT_EQ(BATCH, pcp_stat(&self->st, "barn"));
+	usleep(1000000);
+	stop_cpus_waking(wakers, nr_wakers);
+	ASSERT_BOOKS_BALANCE();
+	EXPECT_EQ(BATCH, pcp_stat(&self->st, "barn"));
+	EXPECT_EQ(4, DELTA(&before, "barn_trimmed"));
 }
 
 /* The configuration as the config file says it; -1 when unreadable. */

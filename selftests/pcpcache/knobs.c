@@ -109,6 +109,7 @@ static const struct {
 	{ "drain", 0200, 0200 }, { "user", 0600, 0 },
 	{ "fault_refill", 0600, 0 }, { "bench", 0600, 0 },
 	{ "delay_block_setup", 0600, 0 },
+	{ "barn_trim", 0200, 0 }, { "barn_trim_ms", 0600, 0 },
 	{ "barn_full", 0600, 0644 }, { "barn_empty", 0600, 0644 },
 };
 
@@ -308,6 +309,8 @@ TEST_F(knobs, bad_writes_change_nothing)
 		{ "config", "batch=8  high=64" }, { "config", "batch=0x8" },
 		{ "fault_refill", "101" }, { "fault_refill", "+5" },
 		{ "delay_block_setup", "2001" }, { "delay_block_setup", "-1" },
+		{ "barn_trim", "0" }, { "barn_trim", "2" },
+		{ "barn_trim_ms", "600001" }, { "barn_trim_ms", "-1" },
 		{ "barn_full", "33" }, { "barn_empty", "33" },
 		{ "barn_full", "4294967296" }, { "barn_empty", "-1" },
 		{ "config", "barn_full=33" }, { "config", "barn_empty=33" },
@@ -380,8 +383,8 @@ TEST_F(knobs, an_empty_write_changes_nothing)
 }
 
 /*
- * What the files say, the fault_refill percentage included: what a
- * refused write must leave alone.
+ * What the files say, the fault_refill percentage and the trim's interval
+ * included: what a refused write must leave alone.
  */
 static int read_state(char *buf, size_t size)
 {
@@ -395,6 +398,11 @@ static int read_state(char *buf, size_t size)
 		return n;
 	len = n;
 	pcp_path(path, sizeof(path), "fault_refill");
+	n = pcp_read_file(path, buf + len, size - len);
+	if (n < 0)
+		return n;
+	len += n;
+	pcp_path(path, sizeof(path), "barn_trim_ms");
 	n = pcp_read_file(path, buf + len, size - len);
 	return n < 0 ? n : 0;
 }
@@ -432,6 +440,7 @@ TEST_F(knobs, one_grammar_everywhere)
 		{ "batch", "%s", 8 }, { "high", "%s", 100 },
 		{ "cold_batch", "%s", 8 }, { "cold_high", "%s", 100 },
 		{ "fault_refill", "%s", 8 }, { "drain", "%s", 1 },
+		{ "barn_trim", "%s", 1 }, { "barn_trim_ms", "%s", 5000 },
 		{ "config", "batch=%s", 8 }, { "config", "cold_high=%s", 100 },
 		{ "config", "mode=split high=%s", 100 },
 		{ "barn_full", "%s", 8 }, { "barn_empty", "%s", 8 },
@@ -475,6 +484,7 @@ TEST_F(knobs, a_nul_is_refused_everywhere)
 		{ "config", "batch=8\0", 8 }, { "drain", "1\0", 2 },
 		{ "fault_refill", "5\0", 2 }, { "bench", "counter 1 1 0\0", 14 },
 		{ "barn_full", "4\0", 2 }, { "mode", "barn\0", 5 },
+		{ "barn_trim_ms", "200\0", 4 }, { "barn_trim", "1\0", 2 },
 	};
 	char before[256], after[256];
 	size_t i;

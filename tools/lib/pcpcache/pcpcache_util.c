@@ -107,7 +107,8 @@ bool pcp_stat_signed(const char *name)
 static bool pcp_debugfs_only(const char *file)
 {
 	return !strcmp(file, "bench") || !strcmp(file, "fault_refill") ||
-	       !strcmp(file, "delay_block_setup") || !strcmp(file, "audit");
+	       !strcmp(file, "delay_block_setup") || !strcmp(file, "audit") ||
+	       !strcmp(file, "barn_trim") || !strcmp(file, "barn_trim_ms");
 }
 
 /* The path of pcpcache's file @file: in pcp_dir, or debugfs's own. */
