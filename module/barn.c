@@ -48,12 +48,18 @@ static struct pcpcache_barn **pcpcache_barns;
 static atomic_t pcpcache_barns_closed = ATOMIC_INIT(0);
 
 static void pcpcache_barn_trim_work(struct work_struct *work);
-static DECLARE_DEFERRABLE_WORK(pcpcache_barn_trim, pcpcache_barn_trim_work);
+static DECLARE_DEFERRABLE_WORK(pcpcache_barn_trim_dwork,
+			       pcpcache_barn_trim_work);
 /* Whether barn mode is in force, as pcpcache_barns_reconfigure() was told */
 static bool pcpcache_barn_in_force;
-/* The trim's interval in milliseconds, 0 for no timer; set under the mutex */
+/* The trim's interval in milliseconds, 0 for no timer */
 static unsigned int pcpcache_barn_trim_ms =
 	PCPCACHE_BARN_TRIM_SECS * MSEC_PER_SEC;
+/*
+ * Serializes what arms the timer from outside it: a new interval and a
+ * reconfiguration, each changing what the other reads. The work re-arms
+ * itself without it; cancel_delayed_work_sync() waits for that.
+ */
 static DEFINE_MUTEX(pcpcache_barn_trim_mutex);
 
 /* Count and trace one exchange of @cpu's magazines of @order. */
@@ -180,7 +186,7 @@ static void pcpcache_barn_trim_arm(void)
 	unsigned int ms = READ_ONCE(pcpcache_barn_trim_ms);
 
 	if (ms && READ_ONCE(pcpcache_barn_in_force))
-		schedule_delayed_work(&pcpcache_barn_trim,
+		schedule_delayed_work(&pcpcache_barn_trim_dwork,
 				      msecs_to_jiffies(ms));
 }
 
@@ -222,14 +228,14 @@ unsigned int pcpcache_barn_trim_interval(void)
  * pcpcache_barn_set_trim_interval - how often the timer trims the barns
  * @ms: milliseconds, or 0 for never (a test then trims when it asks)
  *
- * The next trim comes @ms from now. A reconfiguration that read the old
- * interval may still queue one trim with it; that one does not come back.
+ * In barn mode the next trim comes @ms from now (or later: the timer is
+ * deferrable); every write starts the interval again.
  */
 void pcpcache_barn_set_trim_interval(unsigned int ms)
 {
 	mutex_lock(&pcpcache_barn_trim_mutex);
 	WRITE_ONCE(pcpcache_barn_trim_ms, ms);
-	cancel_delayed_work_sync(&pcpcache_barn_trim);
+	cancel_delayed_work_sync(&pcpcache_barn_trim_dwork);
 	pcpcache_barn_trim_arm();
 	mutex_unlock(&pcpcache_barn_trim_mutex);
 }
@@ -276,14 +282,16 @@ static void pcpcache_depot_reconfigure(struct pcpcache_depot *d,
  * Outside barn mode no CPU gives a barn anything any more: what is left
  * goes back. In it, the magazines over a lowered limit, or larger than a
  * lowered batch makes them, go back, and the trim runs. The limits are
- * set in every mode, for the next switch.
+ * set in every mode, for the next switch. Process context.
  */
 void pcpcache_barns_reconfigure(const struct pcpcache_config *cfg)
 {
+	mutex_lock(&pcpcache_barn_trim_mutex);
 	WRITE_ONCE(pcpcache_barn_in_force, cfg->mode == PCPCACHE_MODE_BARN);
 	pcpcache_barns_each(NUMA_NO_NODE, pcpcache_depot_reconfigure,
 			    (void *)cfg, PCPCACHE_DRAIN_RECONFIG);
 	pcpcache_barn_trim_arm();
+	mutex_unlock(&pcpcache_barn_trim_mutex);
 }
 
 /**
@@ -410,7 +418,7 @@ void pcpcache_barns_exit(void)
 {
 	int nid;
 
-	cancel_delayed_work_sync(&pcpcache_barn_trim);
+	cancel_delayed_work_sync(&pcpcache_barn_trim_dwork);
 	if (!pcpcache_barns)
 		return;
 	pcpcache_barns_give_back(NUMA_NO_NODE, ULONG_MAX,

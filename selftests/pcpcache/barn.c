@@ -397,20 +397,11 @@ static double now_s(void)
 /* One trim, now: the end of an interval the test decides */
 #define TRIM()	ASSERT_EQ(0, pcp_write("barn_trim", "1"))
 
-/*
- * main 8, spare 8 and four full magazines in the barn, with the timer
- * off: the estimate starts at 0 (the drain emptied the barn)
- */
-#define FOUR_IN_THE_BARN() do {						\
-	ASSERT_EQ(0, pcp_write("barn_trim_ms", "0"));			\
-	ASSERT_EQ(0, pcp_write("config", "batch=8 high=378 barn_full=4")); \
-	ASSERT_EQ(0, pcp_pin(self->cpu));				\
+/* main 8, spare 8 and four full magazines in the barn, from empty */
+#define FILL_FOUR() do {						\
 	ASSERT_EQ(0, pcp_write("drain", "1"));				\
 	ALLOC(6 * BATCH, 0);						\
 	FREE(6 * BATCH, 0);						\
-	ASSERT_BOOKS_BALANCE();						\
-	ASSERT_EQ(4 * BATCH, pcp_stat(&self->st, "barn"));		\
-	ASSERT_EQ(6 * BATCH, pcp_stat(&self->st, "cached"));		\
 } while (0)
 
 /*
@@ -430,7 +421,14 @@ TEST_F(barn, trim_gives_back_what_was_not_needed)
 	struct pcp_stats before;
 	int i;
 
-	FOUR_IN_THE_BARN();
+	/* the timer off: the estimate starts at 0 (the drain emptied the barn) */
+	ASSERT_EQ(0, pcp_write("barn_trim_ms", "0"));
+	ASSERT_EQ(0, pcp_write("config", "batch=8 high=378 barn_full=4"));
+	ASSERT_EQ(0, pcp_pin(self->cpu));
+	FILL_FOUR();
+	ASSERT_BOOKS_BALANCE();
+	ASSERT_EQ(4 * BATCH, pcp_stat(&self->st, "barn"));
+	ASSERT_EQ(6 * BATCH, pcp_stat(&self->st, "cached"));
 	before = self->st;
 	TRIM();
 	READ_STATS();
@@ -450,6 +448,14 @@ TEST_F(barn, trim_gives_back_what_was_not_needed)
 		CYCLE();
 		TRIM();
 	}
+	/* a trim while it is out of the barn, then one after it came back */
+	ALLOC(3 * BATCH, 0);
+	TRIM();
+	READ_STATS();
+	EXPECT_EQ(0, pcp_stat(&self->st, "barn"));
+	FREE(3 * BATCH, 0);
+	cycles++;
+	TRIM();
 	ASSERT_BOOKS_BALANCE();
 	EXPECT_EQ(3, DELTA(&before, "barn_trimmed"));
 	EXPECT_EQ(BATCH, pcp_stat(&self->st, "barn"));
@@ -459,8 +465,7 @@ TEST_F(barn, trim_gives_back_what_was_not_needed)
 	EXPECT_EQ(0, DELTA(&before, "buddy_alloc"));
 	EXPECT_EQ(3 * BATCH, DELTA(&before, "drain_pages"));
 
-	/* an interval without use: it goes back too, and only the barn's */
-	TRIM();
+	/* one interval without use: it goes back too, and only the barn's */
 	TRIM();
 	ASSERT_BOOKS_BALANCE();
 	EXPECT_EQ(4, DELTA(&before, "barn_trimmed"));
@@ -468,13 +473,21 @@ TEST_F(barn, trim_gives_back_what_was_not_needed)
 	EXPECT_EQ(4 * BATCH, DELTA(&before, "drain_pages"));
 	EXPECT_EQ(4 * BATCH, DELTA(&before, "buddy_free"));
 	EXPECT_EQ(2 * BATCH, pcp_stat(&self->st, "cached"));
+	/* and a trim more takes nothing of the CPU's own */
+	TRIM();
+	READ_STATS();
+	EXPECT_EQ(4, DELTA(&before, "barn_trimmed"));
+	EXPECT_EQ(2 * BATCH, pcp_stat(&self->st, "cached"));
 }
 
 /*
- * The timer: in barn mode it trims every barn_trim_ms, a deferrable
- * timer (children keep every CPU awake). Left alone, four magazines go
- * back in two intervals of 200 ms: waited for up to 100. With the timer
- * off (0) again, a magazine given to the barn stays for 5 intervals.
+ * The timer: in barn mode it trims every barn_trim_ms (5000 at load), a
+ * deferrable timer (children keep every CPU awake). Set outside barn
+ * mode, the interval arms nothing; the switch into barn mode arms it.
+ * Left alone, four magazines go back in two intervals of 200 ms, waited
+ * for up to 20 s; at the default 5 s they would take 10, so they must go
+ * within 8. With the timer off (0) again, a magazine given to the barn
+ * stays for 5 intervals.
  */
 TEST_F_TIMEOUT(barn, the_timer_trims_every_interval, 60)
 {
@@ -484,28 +497,36 @@ TEST_F_TIMEOUT(barn, the_timer_trims_every_interval, 60)
 	int nr_wakers;
 	long ms;
 
-	FOUR_IN_THE_BARN();
-	before = self->st;
-	nr_wakers = wake_cpus(wakers, self->fd);
+	ASSERT_EQ(0, pcp_read_long("barn_trim_ms", &ms));
+	EXPECT_EQ(5000, ms);
+	ASSERT_EQ(0, pcp_write("config", "mode=single batch=8 high=378 barn_full=4"));
 	ASSERT_EQ(0, pcp_write("barn_trim_ms", "200"));
 	ASSERT_EQ(0, pcp_read_long("barn_trim_ms", &ms));
 	EXPECT_EQ(200, ms);
+	ASSERT_EQ(0, pcp_pin(self->cpu));
+	nr_wakers = wake_cpus(wakers, self->fd);
+	ASSERT_EQ(0, pcp_write("mode", "barn"));
 	start = now_s();
+	ASSERT_EQ(0, pcp_read_stats(&before));
+	FILL_FOUR();
 	do {
 		usleep(20000);
 		READ_STATS();
 	} while (pcp_stat(&self->st, "barn") && now_s() - start < 20);
 	t = now_s() - start;
+	/* no trim under way (the write waits for it): the counters agree */
+	ASSERT_EQ(0, pcp_write("barn_trim_ms", "0"));
+	ASSERT_BOOKS_BALANCE();
 	EXPECT_EQ(0, pcp_stat(&self->st, "barn")) {
 		TH_LOG("the barn still holds %lld pages %.1f s later",
 		       pcp_stat(&self->st, "barn"), t);
 	}
 	EXPECT_EQ(4, DELTA(&before, "barn_trimmed"));
 	EXPECT_EQ(2 * BATCH, pcp_stat(&self->st, "cached"));
+	EXPECT_GT(8.0, t);
 	TH_LOG("four idle magazines given back by the timer in %.2f s", t);
 
 	/* main and spare full: a magazine more, from a refill, goes to the barn */
-	ASSERT_EQ(0, pcp_write("barn_trim_ms", "0"));
 	ALLOC(3 * BATCH, 0);
 	FREE(3 * BATCH, 0);
 	READ_STATS();
