@@ -9,6 +9,7 @@
 #include <linux/mm.h>
 #include <linux/page_ref.h>
 
+#include "compat.h"
 #include "pcpcache.h"
 
 /*
@@ -52,7 +53,7 @@ void pcpcache_free_cut(struct pcpcache_cut *cut)
 		set_page_private(page, 0);
 		page_ref_unfreeze(page, 1);
 	}
-	put_pages_list(&cut->pages[0]);
+	pcpcache_put_pages_list(&cut->pages[0]);
 	for (order = 1; order < PCPCACHE_NR_ORDERS; order++) {
 		list_for_each_entry_safe(page, next, &cut->pages[order], lru) {
 			list_del(&page->lru);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * pcpcache compat: the one place for differences between the kernels
- * pcpcache builds against (Debian's 6.1 and 6.12). Code elsewhere calls the
- * pcpcache_* names below and never tests LINUX_VERSION_CODE itself.
+ * pcpcache builds against (Debian's 6.1, 6.12, 7.2 and 7.3). Code
+ * elsewhere calls the pcpcache_* names below and never tests
+ * LINUX_VERSION_CODE itself.
  */
 #ifndef _PCPCACHE_COMPAT_H
 #define _PCPCACHE_COMPAT_H
@@ -21,43 +22,128 @@
 
 /*
  * Bulk allocation onto a list: __alloc_pages_bulk() since 5.13, wrapped as
- * alloc_pages_bulk_list() through 6.12 at least.
+ * alloc_pages_bulk_list() through 6.12. Later kernels fill an array only
+ * (7.3's alloc_pages_bulk()): taken in chunks and put on the list in order.
  */
 static inline unsigned int pcpcache_bulk_alloc(gfp_t gfp, unsigned int nr,
 					       struct list_head *pages)
 {
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
 	return alloc_pages_bulk_list(gfp, nr, pages);
+#else
+	struct page *chunk[16];
+	unsigned int got = 0, want, n, i;
+
+	while (got < nr) {
+		want = min_t(unsigned int, nr - got, ARRAY_SIZE(chunk));
+		memset(chunk, 0, sizeof(chunk));
+		n = alloc_pages_bulk(gfp, want, chunk);
+		for (i = 0; i < n; i++)
+			list_add_tail(&chunk[i]->lru, pages);
+		got += n;
+		if (n < want)
+			break;
+	}
+	return got;
+#endif
+}
+
+/*
+ * Give back a list of order-0 pages with one reference each:
+ * put_pages_list() through 6.12, which 7.x no longer has; there, one by
+ * one.
+ */
+static inline void pcpcache_put_pages_list(struct list_head *pages)
+{
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+	put_pages_list(pages);
+#else
+	struct page *page, *next;
+
+	list_for_each_entry_safe(page, next, pages, lru) {
+		list_del(&page->lru);
+		__free_page(page);
+	}
+#endif
+}
+
+/*
+ * The page's flags word, as free_page_is_bad() reads it: a plain word
+ * through 6.12, inside memdesc_flags_t since 6.18.
+ */
+static __always_inline unsigned long pcpcache_page_flags(struct page *page)
+{
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 18, 0)
+	return READ_ONCE(page->flags);
+#else
+	return READ_ONCE(page->flags.f);
+#endif
+}
+
+/*
+ * The first word of the page's union: compound_head through 6.12,
+ * compound_info in 7.x, lru.next in both. Bit 0 marks a tail page
+ * (PageTail()), bit 1 a page of the emergency reserves
+ * (page_is_pfmemalloc()).
+ */
+static __always_inline unsigned long pcpcache_page_first_word(struct page *page)
+{
+	return (unsigned long)READ_ONCE(page->lru.next);
 }
 
 #ifndef CONFIG_SPARSEMEM
 #error "pcpcache reads pageblock flags as SPARSEMEM lays them out"
 #endif
-/* Checked against 6.1 and 6.12; later kernels change the pageblock bits. */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
-#error "check pcpcache_page_block_lookup() against this kernel's get_pfnblock_flags_mask()"
+/* Checked against 6.1, 6.12, 7.2 and 7.3. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 4, 0)
+#error "check pcpcache_page_block_lookup() against this kernel's get_pfnblock_migratetype()"
 #endif
-static_assert(NR_PAGEBLOCK_BITS == 4, "pcpcache_page_block_lookup() reads 4 bits a block");
 
 /*
  * Whether @page lies in a CMA pageblock (whose pages must only serve
  * movable allocations) or an isolated one (being offlined or taken by
  * alloc_contig_range()). No kernel exports a way to read a pageblock's
- * migratetype (get_pfnblock_flags_mask() is not exported in 6.1 nor 6.12),
- * so this reads the pageblock bitmap of the page's memory section as that
- * function does under SPARSEMEM. Called by pcpcache_page_block_refused()
- * only in zones that have such blocks.
+ * migratetype (get_pfnblock_migratetype() is not exported in 6.1, 6.12
+ * nor 7.3), so this reads the pageblock bitmap of the page's memory
+ * section as that function does under SPARSEMEM: through 6.12 four bits a
+ * block, isolation one of the migratetypes; in 7.x eight bits a block,
+ * isolation a bit of its own (PB_migrate_isolate) beside the migratetype.
  */
 static inline bool pcpcache_page_block_lookup(struct page *page)
 {
-	unsigned long pfn, bitidx, word;
-	int migratetype;
+	unsigned long pfn, bitidx, word, bits;
 
 	pfn = page_to_pfn(page);
 	bitidx = ((pfn & (PAGES_PER_SECTION - 1)) >> pageblock_order) *
 		 NR_PAGEBLOCK_BITS;
 	word = READ_ONCE(section_to_usemap(__pfn_to_section(pfn))[bitidx / BITS_PER_LONG]);
-	migratetype = (word >> (bitidx % BITS_PER_LONG)) & MIGRATETYPE_MASK;
-	return is_migrate_cma(migratetype) || is_migrate_isolate(migratetype);
+	bits = word >> (bitidx % BITS_PER_LONG);
+#ifdef PAGEBLOCK_MIGRATETYPE_MASK
+	static_assert(NR_PAGEBLOCK_BITS == 8,
+		      "pcpcache_page_block_lookup() reads 8 bits a block");
+	if (bits & PAGEBLOCK_ISO_MASK)
+		return true;
+	return is_migrate_cma(bits & PAGEBLOCK_MIGRATETYPE_MASK);
+#else
+	static_assert(NR_PAGEBLOCK_BITS == 4,
+		      "pcpcache_page_block_lookup() reads 4 bits a block");
+	bits &= MIGRATETYPE_MASK;
+	return is_migrate_cma(bits) || is_migrate_isolate(bits);
+#endif
+}
+
+/* Whether @zone has an isolated pageblock: zone->lock's count, read racily. */
+static __always_inline bool pcpcache_zone_isolating(struct zone *zone)
+{
+#ifdef PAGEBLOCK_MIGRATETYPE_MASK
+#ifdef CONFIG_MEMORY_ISOLATION
+	return READ_ONCE(zone->nr_isolate_pageblock);
+#else
+	return false;
+#endif
+#else
+	return has_isolate_pageblock(zone);
+#endif
 }
 
 /*
@@ -68,10 +154,20 @@ static __always_inline bool pcpcache_page_block_refused(struct page *page)
 {
 	struct zone *zone = page_zone(page);
 
-	if (likely(!has_isolate_pageblock(zone) && !zone_cma_pages(zone)))
+	if (likely(!pcpcache_zone_isolating(zone) && !zone_cma_pages(zone)))
 		return false;
 	return pcpcache_page_block_lookup(page);
 }
+
+/*
+ * sysfs's binary attributes: 7.x's groups and callbacks take them const,
+ * 6.12's do not.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+#define pcpcache_bin_attr_const const
+#else
+#define pcpcache_bin_attr_const
+#endif
 
 /*
  * The mask for the blocks a refill takes beyond the caller's: only what
@@ -168,5 +264,44 @@ static inline struct kobject *pcpcache_mm_kobj_get(void)
 	return kobj;
 #endif
 }
+
+/*
+ * For the test modules (module/tests/): the timer and cpumask calls 7.x
+ * renamed, and driver-movable pages, which 7.x keeps for its own page
+ * types (set_movable_ops() is not exported).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 15, 0)
+#define pcpcache_cpumask_next_wrap(n, mask)	cpumask_next_wrap(n, mask)
+#else
+#define pcpcache_cpumask_next_wrap(n, mask)	cpumask_next_wrap(n, mask, -1, false)
+#endif
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+#define pcpcache_from_timer(var, timer, field)	timer_container_of(var, timer, field)
+#else
+#define pcpcache_from_timer(var, timer, field)	from_timer(var, timer, field)
+#endif
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define pcpcache_timer_delete_sync(timer)	timer_delete_sync(timer)
+#else
+#define pcpcache_timer_delete_sync(timer)	del_timer_sync(timer)
+#endif
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#define pcpcache_hrtimer_setup(timer, fn, clock, mode) \
+	hrtimer_setup(timer, fn, clock, mode)
+#else
+#define pcpcache_hrtimer_setup(timer, fn, clock, mode)	\
+	do {						\
+		hrtimer_init(timer, clock, mode);	\
+		(timer)->function = fn;			\
+	} while (0)
+#endif
+
+/* Whether a module can mark a page movable with operations of its own. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+#define PCPCACHE_MODULE_MOVABLE_OPS 1
+#endif
 
 #endif /* _PCPCACHE_COMPAT_H */

@@ -804,16 +804,17 @@ EXPORT_SYMBOL_GPL(pcpcache_alloc_page);
 static __always_inline bool pcpcache_page_plain(struct page *page)
 {
 	/* memory_failure() may set PG_hwpoison meanwhile */
-	unsigned long flags = READ_ONCE(page->flags);
+	unsigned long flags = pcpcache_page_flags(page);
 
 	if (flags & (1UL << PG_head | __PG_HWPOISON))
 		return false;
 	if (((flags >> ZONES_PGSHIFT) & ZONES_MASK) > ZONE_NORMAL)
 		return false;
-	if (READ_ONCE(page->compound_head) & 3)
+	if (pcpcache_page_first_word(page) & 3)
 		return false;
 #ifdef CONFIG_MEMCG
-	if (page->memcg_data & MEMCG_DATA_KMEM)
+	/* free_page_is_bad()'s rule: charged to a cgroup in any way */
+	if (READ_ONCE(page->memcg_data))
 		return false;
 #endif
 	return true;

@@ -35,7 +35,7 @@ struct pcpcache_attr {
 static struct kobject *pcpcache_kobj;
 static struct pcpcache_attr *pcpcache_attrs;
 static struct attribute **pcpcache_attr_list;
-static struct bin_attribute **pcpcache_bin_list;
+static pcpcache_bin_attr_const struct bin_attribute **pcpcache_bin_list;
 static struct attribute_group pcpcache_group;
 
 static const struct pcpcache_ctl *attr_ctl(struct kobj_attribute *attr)
@@ -64,7 +64,8 @@ static ssize_t ctl_attr_store(struct kobject *kobj,
 
 /* The whole text is made for each read, and the piece asked for copied. */
 static ssize_t ctl_bin_read(struct file *file, struct kobject *kobj,
-			    struct bin_attribute *bin, char *buf, loff_t off,
+			    pcpcache_bin_attr_const struct bin_attribute *bin,
+			    char *buf, loff_t off,
 			    size_t count)
 {
 	const struct pcpcache_ctl *ctl = bin->private;

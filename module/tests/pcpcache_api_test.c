@@ -47,6 +47,8 @@
 #include <linux/llist.h>
 #include <linux/pcpcache.h>
 
+#include "../compat.h"
+
 #include <asm/apic.h>
 #include <asm/nmi.h>
 
@@ -343,10 +345,10 @@ static enum hrtimer_restart hardirq_fn(struct hrtimer *t)
 	exercise(&ac->hard, GFP_ATOMIC | __GFP_NOWARN, &hardirq_pages);
 	free_handed_blocks(ac);
 	if (cpumask_weight(&started) > 1)
-		hand_block(ac, cpumask_next_wrap(smp_processor_id(), &started, -1, false));
+		hand_block(ac, pcpcache_cpumask_next_wrap(smp_processor_id(), &started));
 	if (nolock) {
 		exercise_nolock(&ac->hard_nolock, &nolock_hardirq_pages);
-		hand_to_nmi(ac, cpumask_next_wrap(smp_processor_id(), &started, -1, false));
+		hand_to_nmi(ac, pcpcache_cpumask_next_wrap(smp_processor_id(), &started));
 	}
 	if (READ_ONCE(ac->stop))
 		return HRTIMER_NORESTART;
@@ -359,7 +361,7 @@ static enum hrtimer_restart hardirq_fn(struct hrtimer *t)
 
 static void softirq_fn(struct timer_list *t)
 {
-	struct api_cpu *ac = from_timer(ac, t, timer);
+	struct api_cpu *ac = pcpcache_from_timer(ac, t, timer);
 
 	exercise(&ac->soft, GFP_ATOMIC | __GFP_NOWARN, &softirq_pages);
 	if (!READ_ONCE(ac->stop))
@@ -386,7 +388,7 @@ static void stop_cpu(int cpu)
 	if (ac->thread)
 		kthread_stop(ac->thread);
 	hrtimer_cancel(&ac->hrtimer);
-	del_timer_sync(&ac->timer);
+	pcpcache_timer_delete_sync(&ac->timer);
 	if (!ac->hard_ticks)
 		atomic_long_inc(&quiet_cpus);
 	/* the handlers are done: free what they held, from here */
@@ -423,8 +425,8 @@ static int start_cpu(int cpu)
 {
 	struct api_cpu *ac = per_cpu_ptr(&api_cpus, cpu);
 
-	hrtimer_init(&ac->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
-	ac->hrtimer.function = hardirq_fn;
+	pcpcache_hrtimer_setup(&ac->hrtimer, hardirq_fn, CLOCK_MONOTONIC,
+			       HRTIMER_MODE_REL_PINNED);
 	timer_setup(&ac->timer, softirq_fn, TIMER_PINNED);
 	ac->thread = kthread_create_on_cpu(process_fn, NULL, cpu,
 					   "pcpcache_api/%u");

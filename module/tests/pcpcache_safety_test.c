@@ -94,6 +94,7 @@
 #include <linux/sched/mm.h>
 
 #include "../blocks.h"
+#include "../compat.h"
 
 /* Enough allocations to empty a magazine at the default high. */
 #define SAFETY_SWEEP		1024
@@ -324,7 +325,7 @@ static int test_cma(void)
 		else
 			list_add(&p->lru, &others);
 	}
-	put_pages_list(&others);
+	pcpcache_put_pages_list(&others);
 	if (!page) {
 		pr_err("no movable allocation came from the CMA area\n");
 		return -EIO;
@@ -361,7 +362,7 @@ static int test_movable(void)
 			else
 				list_add(&p->lru, &others);
 		}
-		put_pages_list(&others);
+		pcpcache_put_pages_list(&others);
 		if (page)
 			break;
 	}
@@ -1127,6 +1128,7 @@ static int test_blocks_offline_race(void)
 	return err;
 }
 
+#ifdef PCPCACHE_MODULE_MOVABLE_OPS
 /* The pages of movable_offline_race: marked movable, never isolated. */
 #define MRACE_PAGES	64
 
@@ -1244,6 +1246,18 @@ static int test_movable_offline_race(void)
 	}
 	return 0;
 }
+#else
+/*
+ * 7.x keeps driver-movable pages for its own page types (offline and
+ * zsmalloc pages, whose operations set_movable_ops() registers, not
+ * exported): a module cannot make pages offlining must wait for.
+ */
+static int test_movable_offline_race(void)
+{
+	pr_info("movable_offline_race: this kernel lets no module mark pages movable\n");
+	return -EOPNOTSUPP;
+}
+#endif
 
 static const struct {
 	const char *name;
