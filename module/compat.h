@@ -266,6 +266,19 @@ static inline struct kobject *pcpcache_mm_kobj_get(void)
 }
 
 /*
+ * Per-CPU workqueues: 6.17 asks for WQ_PERCPU (a workqueue without it or
+ * WQ_UNBOUND is warned about, then made per-CPU) and renamed system_wq
+ * system_percpu_wq; before, per-CPU was what no flag meant.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+#define PCPCACHE_WQ_PERCPU		WQ_PERCPU
+#define pcpcache_system_percpu_wq	system_percpu_wq
+#else
+#define PCPCACHE_WQ_PERCPU		0
+#define pcpcache_system_percpu_wq	system_wq
+#endif
+
+/*
  * For the test modules (module/tests/): the timer and cpumask calls 7.x
  * renamed, and driver-movable pages, which 7.x keeps for its own page
  * types (set_movable_ops() is not exported).

@@ -1114,7 +1114,7 @@ static void pcpcache_deferred_work(struct irq_work *work)
 						   work);
 
 	if (IS_ENABLED(CONFIG_PREEMPT_RT))
-		queue_work_on(d->cpu, system_wq, &d->rt_work);
+		queue_work_on(d->cpu, pcpcache_system_percpu_wq, &d->rt_work);
 	else
 		pcpcache_deferred_run(d, d->cpu);
 }

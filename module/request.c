@@ -48,6 +48,7 @@
 
 #include "barn.h"
 #include "blocks.h"
+#include "compat.h"
 #include "lock.h"
 #include "owner.h"
 #include "pcpcache.h"
@@ -816,7 +817,8 @@ int pcpcache_request_init(const struct pcpcache_config *cfg)
 	int cpu;
 
 	/* a rescuer, for the shrinker's work under memory pressure */
-	pcpcache_wq = alloc_workqueue("pcpcache", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
+	pcpcache_wq = alloc_workqueue("pcpcache", WQ_MEM_RECLAIM | WQ_HIGHPRI |
+				      PCPCACHE_WQ_PERCPU, 0);
 	if (!pcpcache_wq)
 		return -ENOMEM;
 
