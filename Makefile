@@ -9,9 +9,10 @@
 #                     minutes on 2 cores, 22 cold; see tools/check)
 #   make check-full   the same with every selftest in every lane, the
 #                     bench, the rt and 6.12 kernels in the VM, the mutants
-#   make check-fresh  both README commands in a new Debian 12 root
-#                     (mmdebstrap, chroot): first make demo, then make
-#                     check up to its vm stage (tools/check-fresh)
+#   make check-fresh  both README commands in a new Debian 12 root and a
+#                     new Debian 13 root (mmdebstrap, chroot): first make
+#                     demo, then make check up to its vm stage
+#                     (tools/check-fresh)
 #   make check-mutants the faults of tools/mutants/, each caught by its lane
 #   make deps         install what the above need (as root)
 #   make unit         host unit tests only
@@ -22,8 +23,9 @@
 #   make check-debug  the selftests on a KASAN/lockdep/DEBUG_VM/kmemleak
 #                     kernel built from linux-source (cached outside the tree)
 #   make lint         checkpatch --strict, sparse and W=1 on module/
-#   make matrix       build for 6.1, 6.1-rt and 6.12; run the selftests on
-#                     the last two in the VM (unpacks them into the cache)
+#   make matrix       build for 6.1, 6.1-rt, 6.12, 7.3 and 7.3-rt; run the
+#                     selftests on all but the first in the VM (unpacks
+#                     them into the cache; 7.x built in a Debian 13 root)
 #   make install      through DKMS, for the running kernel or KVER=...,
 #                     and pcpctl with its man page under PREFIX
 #   make uninstall    remove it from DKMS and every kernel, and pcpctl
@@ -32,13 +34,15 @@ TOP := $(CURDIR)
 BUILD := $(TOP)/build
 
 # Debian's default amd64 kernel (tools/kernel-release); the VM boots it.
-# Recursive (=), not simple (:=), and never exported: "make demo" and "make
-# check" install the headers (tools/setup) after this file is read, so the
-# makes their recipes start must look again, and an empty KDIR= in the
-# environment (or one this make found empty) counts as not set.
+# Its headers are the host's on Debian 12, the cache's on Debian 13
+# (tools/matrix kdir). Recursive (=), not simple (:=), and never exported:
+# "make demo" and "make check" install or unpack the headers (tools/setup)
+# after this file is read, so the makes their recipes start must look
+# again, and an empty KDIR= in the environment (or one this make found
+# empty) counts as not set.
 KREL = $(shell $(TOP)/tools/kernel-release)
 ifeq ($(strip $(KDIR)),)
-override KDIR = $(if $(KREL),/usr/src/linux-headers-$(KREL))
+override KDIR = $(if $(KREL),$(shell $(TOP)/tools/matrix kdir $(KREL)))
 endif
 unexport KDIR KREL
 
