@@ -312,6 +312,19 @@ static inline struct kobject *pcpcache_mm_kobj_get(void)
 	} while (0)
 #endif
 
+/*
+ * The page allocator's entry, which every allocation passes with its order
+ * as argument 1, for a kprobe: renamed for memory allocation profiling in
+ * 6.10, and called through its frozen-page core since 6.14.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
+#define PCPCACHE_ALLOC_PAGES_SYMBOL	"__alloc_frozen_pages_noprof"
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#define PCPCACHE_ALLOC_PAGES_SYMBOL	"__alloc_pages_noprof"
+#else
+#define PCPCACHE_ALLOC_PAGES_SYMBOL	"__alloc_pages"
+#endif
+
 /* Whether a module can mark a page movable with operations of its own. */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
 #define PCPCACHE_MODULE_MOVABLE_OPS 1

@@ -847,7 +847,7 @@ static int gfpc_reclaim_pre(struct kprobe *kp, struct pt_regs *regs)
 }
 
 static struct kprobe gfpc_kps[] = {
-	{ .symbol_name = "__alloc_pages", .pre_handler = gfpc_alloc_pre },
+	{ .symbol_name = PCPCACHE_ALLOC_PAGES_SYMBOL, .pre_handler = gfpc_alloc_pre },
 	{ .symbol_name = "wakeup_kswapd", .pre_handler = gfpc_wake_pre },
 	{ .symbol_name = "try_to_compact_pages", .pre_handler = gfpc_compact_pre },
 	{ .symbol_name = "try_to_free_pages", .pre_handler = gfpc_reclaim_pre },
