@@ -199,6 +199,10 @@ VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(TOP)/dkms.conf)
 KVER ?= $(shell uname -r)
 DKMS_SRC := /usr/src/pcpcache-$(VERSION)
 
+# A kernel with no /lib/modules/KVER/build (Debian 13's headers unpacked
+# into the project's cache, tools/matrix): DKMS is told where they are.
+DKMS_KSRC = $(if $(wildcard /lib/modules/$(KVER)/build/Makefile),,--kernelsourcedir $(shell $(TOP)/tools/matrix kdir $(KVER)))
+
 # pcpctl is an administrator's tool: sbin, and its page in section 8.
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
@@ -211,8 +215,8 @@ install: tools
 	cp -r module include dkms.conf $(DKMS_SRC)/
 	$(MAKE) -s -C $(DKMS_SRC)/module clean > /dev/null 2>&1 || true
 	dkms status -m pcpcache -v $(VERSION) | grep -q . || dkms add -m pcpcache -v $(VERSION)
-	dkms build -m pcpcache -v $(VERSION) -k $(KVER)
-	dkms install -m pcpcache -v $(VERSION) -k $(KVER)
+	dkms build -m pcpcache -v $(VERSION) -k $(KVER) $(DKMS_KSRC)
+	dkms install -m pcpcache -v $(VERSION) -k $(KVER) $(DKMS_KSRC)
 	install -D -m 755 $(BUILD)/bin/pcpctl $(DESTDIR)$(SBINDIR)/pcpctl
 	install -D -m 644 tools/pcpctl/pcpctl.8 $(DESTDIR)$(MAN8DIR)/pcpctl.8
 
