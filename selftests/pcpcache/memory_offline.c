@@ -190,6 +190,92 @@ static int offline_race_params(int block, char *extra, size_t len)
 	return 0;
 }
 
+/* The purger's rounds of barn_rounds(): a burst of four default magazines */
+#define BARN_ROUNDS	20
+#define BARN_BURST	256
+
+/*
+ * BARN_ROUNDS rounds of allocating BARN_BURST pages on @cpu through @fd
+ * and freeing them there, in barn mode: main and spare fill, full
+ * magazines go to the barn and come back from it. Into @took and @gave,
+ * the full magazines the CPUs took from the barns and gave them, into
+ * @flushed main magazines given to the buddy allocator; 0 or -1.
+ */
+static int barn_rounds(int fd, int cpu, long long *took, long long *gave,
+		       long long *flushed)
+{
+	struct pcp_stats before, after;
+	int i;
+
+	if (pcp_pin(cpu) || pcp_read_stats(&before))
+		return -1;
+	for (i = 0; i < BARN_ROUNDS; i++)
+		if (pcp_alloc(fd, BARN_BURST, 0, NULL) ||
+		    pcp_free(fd, BARN_BURST, 0, NULL))
+			return -1;
+	if (pcp_read_stats(&after))
+		return -1;
+	*took = pcp_stat(&after, "barn_took_full") - pcp_stat(&before, "barn_took_full");
+	*gave = pcp_stat(&after, "barn_gave_full") - pcp_stat(&before, "barn_gave_full");
+	*flushed = pcp_stat(&after, "barn_flushes") - pcp_stat(&before, "barn_flushes");
+	return 0;
+}
+
+/* barn_rounds() on the second CPU; each exchange at least once */
+#define ASSERT_BARN_EXCHANGES(when) do {				\
+	long long took_, gave_, flushed_;				\
+									\
+	ASSERT_EQ(0, barn_rounds(fd, 1, &took_, &gave_, &flushed_));	\
+	TH_LOG("%s: %lld full magazines taken from the barn, %lld given, %lld flushed", \
+	       when, took_, gave_, flushed_);				\
+	EXPECT_LT(0, took_);						\
+	EXPECT_LT(0, gave_);						\
+} while (0)
+
+/*
+ * Issue 50's defect 1: a memory notifier ahead of pcpcache's refuses an
+ * offline (virtio-mem does while its device goes), and offline_pages()
+ * sends MEM_CANCEL_OFFLINE to every notifier: pcpcache's sees an offline
+ * end that it never saw begin. Counted as one, it left the barns closed
+ * for good (no magazine taken or given, every full main flushed) and open
+ * during every later offline. The test module refuses one offline of a
+ * block onlined movable; barn mode must then exchange magazines with its
+ * barns as before, and after a later offline of the block, which must
+ * end, done or EBUSY (the kernel's own pages may keep it online).
+ */
+TEST_F_TIMEOUT(offline_race, barn_exchanges_go_on_after_a_refused_offline, 300)
+{
+	const char *why = pcp_skip_reason();
+	char extra[128];
+	int fd, err;
+
+	if (why)
+		SKIP(return, "%s", why);
+	if (pcp_nr_cpus() < 2)
+		SKIP(return, "needs two CPUs");
+	if (memory_blocks("offline", &self->block, 1) < 1) {
+		self->block = -1;
+		SKIP(return, "needs a block of hotpluggable memory offline (tools/vm/run --dimm 1024; the other tests keep those the kernel's pages hold online)");
+	}
+	ASSERT_EQ(0, set_block_state(self->block, "online_movable"));
+	ASSERT_EQ(0, pcp_reload("mode=barn"));
+	ASSERT_EQ(0, offline_race_params(self->block, extra, sizeof(extra)));
+	fd = pcp_open_user();
+	ASSERT_LE(0, fd);
+	ASSERT_BARN_EXCHANGES("before any offline");
+	EXPECT_EQ(0, pcp_run_safety_case("memory_offline", "offline_refused", extra));
+	ASSERT_BARN_EXCHANGES("after the refused offline");
+	err = set_block_state(self->block, "offline");
+	EXPECT_TRUE(!err || err == -EBUSY) {
+		TH_LOG("memory%d: the offline write failed: %s", self->block,
+		       strerror(-err));
+	}
+	ASSERT_BARN_EXCHANGES(err ? "after an offline kept back" : "after an offline done");
+	close(fd);
+	pcp_wait_books_balance(self->why, sizeof(self->why));
+	ASSERT_BOOKS_BALANCE();
+}
+
 TEST_F_TIMEOUT(offline_race, memory_offline_ends_after_a_block_split_during_it, 300)
 {
 	const char *why = pcp_skip_reason();
