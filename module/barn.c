@@ -279,7 +279,9 @@ static void pcpcache_depot_reconfigure(struct pcpcache_depot *d,
 
 /**
  * pcpcache_barns_reconfigure - put a new configuration in force in the barns
- * @cfg: the configuration, in force on every CPU already
+ * @cfg: the configuration, in force on every CPU already; or, before they
+ *	 switch, the one they leave with the lower barn limits of both
+ *	 (config.c)
  *
  * Outside barn mode no CPU gives a barn anything any more: what is left
  * goes back. In it, the magazines over a lowered limit, or larger than a
