@@ -135,6 +135,14 @@ static int pcpcache_cpu_up(unsigned int cpu)
  * The hotplug callbacks run for the CPUs already up as well, before anyone
  * can use a magazine.
  *
+ * None of them counts on having seen an operation begin. The CPU hotplug
+ * states are set up under cpus_read_lock(), so no CPU is half way up or
+ * down meanwhile; a CPU's teardown (pcpcache_cpu_dead()) runs only after
+ * its startup ran, a rolled-back bring-up's included; and each callback
+ * sets its CPU outright (configured, or drained), whatever it found. The
+ * OOM notifier and the shrinker keep nothing from one call to the next.
+ * The memory notifier opens the barns only after an offline it saw begin.
+ *
  * Return: 0, or an error with nothing registered.
  */
 int pcpcache_reclaim_init(void)
