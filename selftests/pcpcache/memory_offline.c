@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -271,6 +273,149 @@ TEST_F_TIMEOUT(offline_race, barn_exchanges_go_on_after_a_refused_offline, 300)
 		       strerror(-err));
 	}
 	ASSERT_BARN_EXCHANGES(err ? "after an offline kept back" : "after an offline done");
+	close(fd);
+	pcp_wait_books_balance(self->why, sizeof(self->why));
+	ASSERT_BOOKS_BALANCE();
+}
+
+/* Pages touched looking for one of the block: 16 MiB */
+#define HOLD_TRIES	4096
+
+/*
+ * Hold a page of this process's in pages [@start, @start + @nr) with a
+ * reference migration cannot take: touched until one lands there (a block
+ * onlined movable is the first anonymous memory comes from), then spliced
+ * into a pipe, which keeps it until @pipefd is closed; offline_pages()
+ * then retries until a signal. 0, or -1 with nothing held.
+ */
+static int hold_page_in(unsigned long start, unsigned long nr, int *pipefd)
+{
+	long psize = sysconf(_SC_PAGESIZE);
+	unsigned long pfn;
+	struct iovec iov;
+	uint64_t entry;
+	char *area;
+	int fd, i;
+
+	area = mmap(NULL, HOLD_TRIES * psize, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (area == MAP_FAILED)
+		return -1;
+	fd = open("/proc/self/pagemap", O_RDONLY);
+	for (i = 0; fd >= 0 && i < HOLD_TRIES; i++) {
+		area[i * psize] = 1;
+		if (pread(fd, &entry, sizeof(entry),
+			  ((unsigned long)area / psize + i) * sizeof(entry)) != sizeof(entry))
+			break;
+		pfn = entry & ((1ULL << 55) - 1);
+		if ((entry >> 63) && pfn >= start && pfn < start + nr)
+			break;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (fd < 0 || i == HOLD_TRIES || pipe(pipefd)) {
+		munmap(area, HOLD_TRIES * psize);
+		return -1;
+	}
+	iov.iov_base = area + i * psize;
+	iov.iov_len = psize;
+	if (vmsplice(pipefd[1], &iov, 1, 0) != psize) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		munmap(area, HOLD_TRIES * psize);
+		return -1;
+	}
+	/* the pipe keeps its reference; the rest may go */
+	munmap(area, HOLD_TRIES * psize);
+	return 0;
+}
+
+/* Whether child @pid is still running after @tenths tenths of a second. */
+static bool still_running(pid_t pid, int tenths, int *status)
+{
+	while (tenths-- > 0) {
+		if (waitpid(pid, status, WNOHANG) == pid)
+			return false;
+		usleep(100000);
+	}
+	return true;
+}
+
+/*
+ * Issue 50's defect 1, the other way in: pcpcache loaded while an
+ * offline retries sees its MEM_OFFLINE without the MEM_GOING_OFFLINE sent
+ * before the load. A page of a block onlined movable is held in a pipe,
+ * so that the block's offline retries migrating it; pcpcache is loaded in
+ * barn mode meanwhile, the pipe closed, and the offline must end. Barn
+ * mode must then exchange magazines with its barns.
+ */
+TEST_F_TIMEOUT(offline_race, barn_exchanges_go_on_after_a_load_during_an_offline, 300)
+{
+	const char *why = pcp_skip_reason();
+	int fd, pipefd[2], status = -1, loaded = -1;
+	char extra[128], *pfns;
+	unsigned long start, nr;
+	pid_t writer, loader;
+	bool retried;
+
+	if (why)
+		SKIP(return, "%s", why);
+	if (pcp_nr_cpus() < 2)
+		SKIP(return, "needs two CPUs");
+	if (memory_blocks("offline", &self->block, 1) < 1) {
+		self->block = -1;
+		SKIP(return, "needs a block of hotpluggable memory offline (tools/vm/run --dimm 1024; the other tests keep those the kernel's pages hold online)");
+	}
+	ASSERT_EQ(0, offline_race_params(self->block, extra, sizeof(extra)));
+	pfns = strstr(extra, "offline_pfn=");
+	ASSERT_EQ(2, sscanf(pfns, "offline_pfn=%lu offline_nr=%lu", &start, &nr));
+	if (pcp_exists(PCP_SYSFS))
+		ASSERT_EQ(0, pcp_run("rmmod pcpcache"));
+	ASSERT_EQ(0, set_block_state(self->block, "online_movable"));
+	ASSERT_EQ(0, hold_page_in(start, nr, pipefd)) {
+		TH_LOG("no page of memory%d could be held", self->block);
+	}
+	writer = fork();
+	if (!writer) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		_exit(-set_block_state(self->block, "offline"));
+	}
+	retried = writer > 0 && still_running(writer, 20, &status);
+	if (retried) {
+		loader = fork();
+		if (!loader)
+			_exit(pcp_reload("mode=barn") ? 1 : 0);
+		if (loader > 0 && !still_running(loader, 300, &loaded))
+			loaded = WIFEXITED(loaded) ? WEXITSTATUS(loaded) : -1;
+		else
+			loaded = -1;
+	}
+	close(pipefd[0]);
+	close(pipefd[1]);
+	if (writer > 0 && still_running(writer, 600, &status)) {
+		/* a fatal signal ends the retries */
+		kill(writer, SIGKILL);
+		waitpid(writer, &status, 0);
+	}
+	if (retried && loaded)
+		waitpid(loader, NULL, 0);
+	ASSERT_LT(0, writer);
+	ASSERT_TRUE(retried) {
+		TH_LOG("memory%d: the offline did not retry on the held page (status %#x)",
+		       self->block, status);
+	}
+	ASSERT_EQ(0, loaded) {
+		TH_LOG("pcpcache did not load within 30 s during the offline");
+	}
+	EXPECT_TRUE(WIFEXITED(status) && (!WEXITSTATUS(status) ||
+					  WEXITSTATUS(status) == EBUSY)) {
+		TH_LOG("memory%d: the offline write did not end once the page was let go (status %#x)",
+		       self->block, status);
+	}
+	fd = pcp_open_user();
+	ASSERT_LE(0, fd);
+	ASSERT_BARN_EXCHANGES("after a load during an offline");
 	close(fd);
 	pcp_wait_books_balance(self->why, sizeof(self->why));
 	ASSERT_BOOKS_BALANCE();
