@@ -44,6 +44,8 @@ static struct pcpcache_barn **pcpcache_barns;
  * drain gives the barns back and then each CPU's magazines, one CPU after
  * another (under lock=local when each runs): a CPU not drained yet must
  * not hand pages of the range to one drained already through a barn.
+ * The memory notifier (reclaim.c) opens only what it closed, one offline
+ * at a time: this is 0 or 1.
  */
 static atomic_t pcpcache_barns_closed = ATOMIC_INIT(0);
 
@@ -277,7 +279,9 @@ static void pcpcache_depot_reconfigure(struct pcpcache_depot *d,
 
 /**
  * pcpcache_barns_reconfigure - put a new configuration in force in the barns
- * @cfg: the configuration, in force on every CPU already
+ * @cfg: the configuration, in force on every CPU already; or, before they
+ *	 switch, the one they leave with the lower barn limits of both
+ *	 (config.c)
  *
  * Outside barn mode no CPU gives a barn anything any more: what is left
  * goes back. In it, the magazines over a lowered limit, or larger than a
@@ -297,7 +301,8 @@ void pcpcache_barns_reconfigure(const struct pcpcache_config *cfg)
 /**
  * pcpcache_barns_close - no exchange with a barn until pcpcache_barns_open()
  *
- * For memory going offline, before its drain; the calls nest. The caller
+ * For memory going offline, before its drain; each is paired with one
+ * pcpcache_barns_open(), which the caller makes only after it. The caller
  * then waits for an RCU grace period, which exchanges under way (with
  * interrupts or preemption off, under a magazine's lock) end within.
  */
@@ -311,7 +316,8 @@ void pcpcache_barns_close(void)
  */
 void pcpcache_barns_open(void)
 {
-	atomic_dec(&pcpcache_barns_closed);
+	/* an open without its close would close the barns for good */
+	WARN_ON_ONCE(atomic_dec_return(&pcpcache_barns_closed) < 0);
 }
 
 /**

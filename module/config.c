@@ -71,10 +71,39 @@ unsigned long pcpcache_limit(void)
 	return pcpcache_max_per_cpu(totalram_pages(), num_online_cpus());
 }
 
-/* Check @cfg and put it in force, or change nothing. */
+/*
+ * The barns' limits while the CPUs switch from @old to @cfg: the lower of
+ * the two, in force before the first CPU switches. A CPU gives a barn
+ * magazines of its own batch, the old one's or the new one's, and only in
+ * barn mode: no more than min(barn_full) of them can then break neither
+ * configuration's bound (pcpcache_config_check() holds it for barn mode,
+ * and a CPU of another mode gives the barns nothing), whatever the old
+ * barn_full was where no barn was in use. Written after every CPU, as
+ * before, the CPUs that switched first filled the barns under the old
+ * limit with magazines of the new batch until the last one had switched.
+ */
+static void pcpcache_barns_lower(const struct pcpcache_config *old,
+				 const struct pcpcache_config *cfg)
+{
+	struct pcpcache_config lower = *old;
+
+	lockdep_assert_held(&pcpcache_config_mutex);
+
+	if (cfg->barn_full >= old->barn_full &&
+	    cfg->barn_empty >= old->barn_empty)
+		return;
+	lower.barn_full = min(old->barn_full, cfg->barn_full);
+	lower.barn_empty = min(old->barn_empty, cfg->barn_empty);
+	pcpcache_barns_reconfigure(&lower);
+}
+
+/*
+ * Check @cfg and put it in force, or change nothing: the lowered barn
+ * limits first, then every CPU, then the barns (raised limits among it).
+ */
 static int pcpcache_commit(const struct pcpcache_config *cfg)
 {
-	enum pcpcache_mode old;
+	struct pcpcache_config prev;
 	u64 start;
 
 	lockdep_assert_held(&pcpcache_config_mutex);
@@ -85,17 +114,18 @@ static int pcpcache_commit(const struct pcpcache_config *cfg)
 		return -ENOMEM;
 	if (cfg->mode == PCPCACHE_MODE_BLOCKS && pcpcache_blocks_ready())
 		return -ENOMEM;
-	old = pcpcache_config.mode;
+	prev = pcpcache_config;
 	write_seqcount_begin(&pcpcache_config_seq);
 	pcpcache_config = *cfg;
 	pcpcache_config_generation++;
 	write_seqcount_end(&pcpcache_config_seq);
 	start = ktime_get_ns();
+	pcpcache_barns_lower(&prev, cfg);
 	pcpcache_request_all(cfg, false);
 	pcpcache_barns_reconfigure(cfg);
-	if (cfg->mode != old) {
+	if (cfg->mode != prev.mode) {
 		pcpcache_count(PCPCACHE_MODE_SWITCHES, 1);
-		trace_pcpcache_mode_switch(old, cfg->mode,
+		trace_pcpcache_mode_switch(prev.mode, cfg->mode,
 					   ktime_get_ns() - start);
 	}
 	return 0;

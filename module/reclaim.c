@@ -45,6 +45,21 @@ static unsigned long pcpcache_shrink_scan(struct shrinker *s,
 }
 
 /*
+ * Whether this notifier saw the offline under way begin: it closed the
+ * barns at MEM_GOING_OFFLINE, and its MEM_OFFLINE or MEM_CANCEL_OFFLINE
+ * opens them. An end alone is not ours to count: a notifier ahead of this
+ * one that refuses MEM_GOING_OFFLINE (virtio-mem does while its device
+ * goes) stops the chain before it, and offline_pages() then sends
+ * MEM_CANCEL_OFFLINE to every notifier; a load during an offline sees its
+ * end only. Counted, either would leave the barns closed for good, and
+ * open during every later offline. offline_pages() runs under
+ * mem_hotplug_lock, held for writing from before the beginning to after
+ * the end (mm/memory_hotplug.c; static there, so asserted nowhere): one
+ * offline at a time, and every access to this flag under that lock.
+ */
+static bool pcpcache_offline_begun;
+
+/*
  * A cached page has no reference, so isolating a range to offline it does
  * not fail on one (has_unmovable_pages()); once it is isolated, every
  * magazine is drained, as offline_pages() drains every CPU's lists, so
@@ -58,6 +73,7 @@ static int pcpcache_memory_callback(struct notifier_block *nb,
 {
 	switch (action) {
 	case MEM_GOING_OFFLINE:
+		pcpcache_offline_begun = true;
 		pcpcache_barns_close();
 		/*
 		 * frees that looked at a block before it was isolated
@@ -70,7 +86,10 @@ static int pcpcache_memory_callback(struct notifier_block *nb,
 		break;
 	case MEM_OFFLINE:
 	case MEM_CANCEL_OFFLINE:
-		pcpcache_barns_open();
+		if (pcpcache_offline_begun) {
+			pcpcache_offline_begun = false;
+			pcpcache_barns_open();
+		}
 		break;
 	}
 	return NOTIFY_OK;
@@ -115,6 +134,14 @@ static int pcpcache_cpu_up(unsigned int cpu)
  *
  * The hotplug callbacks run for the CPUs already up as well, before anyone
  * can use a magazine.
+ *
+ * None of them counts on having seen an operation begin. The CPU hotplug
+ * states are set up under cpus_read_lock(), so no CPU is half way up or
+ * down meanwhile; a CPU's teardown (pcpcache_cpu_dead()) runs only after
+ * its startup ran, a rolled-back bring-up's included; and each callback
+ * sets its CPU outright (configured, or drained), whatever it found. The
+ * OOM notifier and the shrinker keep nothing from one call to the next.
+ * The memory notifier opens the barns only after an offline it saw begin.
  *
  * Return: 0, or an error with nothing registered.
  */

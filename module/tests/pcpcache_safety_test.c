@@ -70,6 +70,12 @@
  *                    isolated: they must go to the buddy allocator, and
  *                    the write end within OFFLINE_RACE_WAIT_S; cached,
  *                    they held offline_pages() retrying until a signal
+ *   offline_refused  memory block "offline_block" online: a memory
+ *                    notifier ahead of pcpcache's refuses its going
+ *                    offline, so that pcpcache's sees MEM_CANCEL_OFFLINE
+ *                    alone; the write must fail with EBUSY, refused by
+ *                    that notifier. The caller then checks that barn
+ *                    mode still exchanges magazines with its barns
  *
  * The poisoned pages stay poisoned: the buddy allocator keeps them for
  * good, as it keeps any page memory_failure() marked.
@@ -81,9 +87,11 @@
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/memcontrol.h>
+#include <linux/memory.h>
 #include <linux/migrate.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/notifier.h>
 #include <linux/page_ref.h>
 #include <linux/pagemap.h>
 #include <linux/slab.h>
@@ -1021,23 +1029,29 @@ static int orace_refiller(void *data)
 	return 0;
 }
 
-/* Write "offline" to the block's state, as a user would; killable. */
-static int orace_offliner(void *data)
+/* Write "offline" to the block's state, as a user would: the result. */
+static ssize_t offline_write(void)
 {
 	char path[64];
 	struct file *f;
 	loff_t pos = 0;
+	ssize_t written;
 
-	allow_signal(SIGKILL);
 	snprintf(path, sizeof(path), "/sys/devices/system/memory/memory%d/state",
 		 offline_block);
 	f = filp_open(path, O_WRONLY, 0);
-	if (IS_ERR(f)) {
-		orace.written = PTR_ERR(f);
-	} else {
-		orace.written = kernel_write(f, "offline", 7, &pos);
-		filp_close(f, NULL);
-	}
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	written = kernel_write(f, "offline", 7, &pos);
+	filp_close(f, NULL);
+	return written;
+}
+
+/* offline_write() in a thread of its own; killable. */
+static int orace_offliner(void *data)
+{
+	allow_signal(SIGKILL);
+	orace.written = offline_write();
 	complete(&orace.offlined);
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(1);
@@ -1259,6 +1273,59 @@ static int test_movable_offline_race(void)
 }
 #endif
 
+/*
+ * offline_refused: what each memory notifier sees of an offline that one
+ * ahead of pcpcache's refuses. The chain stops at the refusal, and
+ * offline_pages() sends MEM_CANCEL_OFFLINE to every notifier: pcpcache's
+ * sees the end of an offline whose beginning it never saw.
+ */
+static struct {
+	unsigned int refused, cancelled;
+} refuse;
+
+static int refuse_callback(struct notifier_block *nb, unsigned long action,
+			   void *arg)
+{
+	switch (action) {
+	case MEM_GOING_OFFLINE:
+		refuse.refused++;
+		return notifier_from_errno(-EBUSY);
+	case MEM_CANCEL_OFFLINE:
+		refuse.cancelled++;
+		break;
+	}
+	return NOTIFY_OK;
+}
+
+/* Ahead of pcpcache's notifier (priority 0), as virtio-mem's is. */
+static struct notifier_block refuse_nb = {
+	.notifier_call = refuse_callback,
+	.priority = IPC_CALLBACK_PRI + 1,
+};
+
+static int test_offline_refused(void)
+{
+	ssize_t written;
+	int err;
+
+	if (offline_block < 0)
+		return -EINVAL;
+	memset(&refuse, 0, sizeof(refuse));
+	err = register_memory_notifier(&refuse_nb);
+	if (err)
+		return err;
+	written = offline_write();
+	unregister_memory_notifier(&refuse_nb);
+	pr_info("offline_refused: memory%d: the offline write returned %zd; %u refused, %u cancelled\n",
+		offline_block, written, refuse.refused, refuse.cancelled);
+	if (written != -EBUSY || refuse.refused != 1 || refuse.cancelled != 1) {
+		pr_err("offline_refused: memory%d was not refused once by the notifier alone\n",
+		       offline_block);
+		return -EIO;
+	}
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(void);
@@ -1280,6 +1347,7 @@ static const struct {
 	{ "blocks_gfp", test_blocks_gfp },
 	{ "blocks_offline_race", test_blocks_offline_race },
 	{ "movable_offline_race", test_movable_offline_race },
+	{ "offline_refused", test_offline_refused },
 };
 
 struct safety_run {

@@ -20,7 +20,8 @@
  * - pagesets: main's count, the spare's and the barn's pages;
  * - barn_full and barn_empty: 0 to 32, and in barn mode within the bound;
  *   lowering barn_full gives back the magazines over it; a lowered batch
- *   holds for the barn's magazines too;
+ *   holds for the barn's magazines too; a write lowers the barns' limit
+ *   before any CPU switches, one that a SCHED_FIFO task holds included;
  * - a drain, a switch to single mode and an unload leave no barn page;
  *   the shrinker takes the barn's pages before any CPU's.
  */
@@ -681,6 +682,76 @@ TEST_F(barn, lowering_barn_full_gives_back_the_excess)
 	ASSERT_BOOKS_BALANCE();
 	EXPECT_EQ(0, pcp_stat(&self->st, "barn"));
 	EXPECT_EQ(2 * BATCH, pcp_stat(&self->st, "cached"));
+}
+
+/*
+ * Issue 50's defect 2: a write puts its lower barn limits in force before
+ * any CPU switches to the rest of it. Written the other way round, the
+ * CPUs that switched first filled the barns under the old barn_full,
+ * with magazines of the new batch, until the last CPU had switched:
+ * under lock=local, one that a SCHED_FIFO task holds (RT throttling off)
+ * switches when the task lets it. From single mode with barn_full 32
+ * (no barn's business there), "mode=barn barn_full=0" is written while
+ * the last CPU is held; meanwhile CPU 0, switched, frees (2 + 32)
+ * magazines: its barn must hold no page, as barn_full 0 says.
+ */
+TEST_F_TIMEOUT(barn, a_write_lowers_the_barns_before_any_cpu_switches, 120)
+{
+	static const char rt_runtime[] = "/proc/sys/kernel/sched_rt_runtime_us";
+	int held = pcp_nr_cpus() - 1, status = -1, waited;
+	char lock[16] = "", runtime[32] = "", config[256] = "";
+	long long barn, gave;
+	struct pcp_stats before;
+	pid_t hog, writer;
+	bool waiting;
+
+	pcp_read_file(PCP_SYSFS "/parameters/lock", lock, sizeof(lock));
+	if (strncmp(lock, "local", 5))
+		SKIP(return, "a write waits for a held CPU only under lock=local");
+	if (held < 2)
+		SKIP(return, "needs three CPUs");
+	ASSERT_EQ(0, pcp_write("config", "mode=single batch=64 high=384 barn_full=32"));
+	ASSERT_EQ(0, pcp_write("drain", "1"));
+	ASSERT_EQ(0, pcp_read_stats(&before));
+	ASSERT_LT(0, pcp_read_file(rt_runtime, runtime, sizeof(runtime)));
+	ASSERT_EQ(0, pcp_write_file(rt_runtime, "-1"));
+	hog = pcp_start_hog(held);
+	ASSERT_LT(0, hog);
+	writer = fork();
+	if (!writer) {
+		pcp_pin(1);
+		_exit(pcp_write("config", "mode=barn barn_full=0") ? 1 : 0);
+	}
+	/* the write is in force, and CPU 0 has switched, within 5 s */
+	for (waited = 0; writer > 0 && waited < 50; waited++) {
+		if (!read_config(config, sizeof(config)) &&
+		    strstr(config, "mode=barn"))
+			break;
+		usleep(100000);
+	}
+	usleep(500000);
+	FILL_BARN(0, PCP_BARN_MAX, 64);
+	ASSERT_EQ(0, pcp_read_stats(&self->st));
+	barn = pcp_stat(&self->st, "barn");
+	gave = DELTA(&before, "barn_gave_full");
+	waiting = writer > 0 && waitpid(writer, &status, WNOHANG) == 0;
+	kill(hog, SIGKILL);
+	waitpid(hog, NULL, 0);
+	if (waiting)
+		waitpid(writer, &status, 0);
+	pcp_write_file(rt_runtime, runtime);
+	ASSERT_LT(0, writer);
+	TH_LOG("during the write, CPU %d held: the barn held %lld pages, %lld full magazines given, %lld mains flushed",
+	       held, barn, gave, DELTA(&before, "barn_flushes"));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
+		TH_LOG("the write of mode=barn barn_full=0: status %#x", status);
+	}
+	EXPECT_TRUE(waiting) {
+		TH_LOG("the write did not wait for CPU %d, held: nothing is told", held);
+	}
+	EXPECT_EQ(0, barn);
+	ASSERT_BOOKS_BALANCE();
+	EXPECT_EQ(0, pcp_stat(&self->st, "barn"));
 }
 
 /*

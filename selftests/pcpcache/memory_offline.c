@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -188,6 +190,235 @@ static int offline_race_params(int block, char *extra, size_t len)
 	snprintf(extra, len, "offline_block=%d offline_pfn=%lu offline_nr=%lu",
 		 block, block * pages, pages);
 	return 0;
+}
+
+/* The purger's rounds of barn_rounds(): a burst of four default magazines */
+#define BARN_ROUNDS	20
+#define BARN_BURST	256
+
+/*
+ * BARN_ROUNDS rounds of allocating BARN_BURST pages on @cpu through @fd
+ * and freeing them there, in barn mode: main and spare fill, full
+ * magazines go to the barn and come back from it. Into @took and @gave,
+ * the full magazines the CPUs took from the barns and gave them, into
+ * @flushed main magazines given to the buddy allocator; 0 or -1.
+ */
+static int barn_rounds(int fd, int cpu, long long *took, long long *gave,
+		       long long *flushed)
+{
+	struct pcp_stats before, after;
+	int i;
+
+	if (pcp_pin(cpu) || pcp_read_stats(&before))
+		return -1;
+	for (i = 0; i < BARN_ROUNDS; i++)
+		if (pcp_alloc(fd, BARN_BURST, 0, NULL) ||
+		    pcp_free(fd, BARN_BURST, 0, NULL))
+			return -1;
+	if (pcp_read_stats(&after))
+		return -1;
+	*took = pcp_stat(&after, "barn_took_full") - pcp_stat(&before, "barn_took_full");
+	*gave = pcp_stat(&after, "barn_gave_full") - pcp_stat(&before, "barn_gave_full");
+	*flushed = pcp_stat(&after, "barn_flushes") - pcp_stat(&before, "barn_flushes");
+	return 0;
+}
+
+/* barn_rounds() on the second CPU; each exchange at least once */
+#define ASSERT_BARN_EXCHANGES(when) do {				\
+	long long took_, gave_, flushed_;				\
+									\
+	ASSERT_EQ(0, barn_rounds(fd, 1, &took_, &gave_, &flushed_));	\
+	TH_LOG("%s: %lld full magazines taken from the barn, %lld given, %lld flushed", \
+	       when, took_, gave_, flushed_);				\
+	EXPECT_LT(0, took_);						\
+	EXPECT_LT(0, gave_);						\
+} while (0)
+
+/*
+ * Issue 50's defect 1: a memory notifier ahead of pcpcache's refuses an
+ * offline (virtio-mem does while its device goes), and offline_pages()
+ * sends MEM_CANCEL_OFFLINE to every notifier: pcpcache's sees an offline
+ * end that it never saw begin. Counted as one, it left the barns closed
+ * for good (no magazine taken or given, every full main flushed) and open
+ * during every later offline. The test module refuses one offline of a
+ * block onlined movable; barn mode must then exchange magazines with its
+ * barns as before, and after a later offline of the block, which must
+ * end, done or EBUSY (the kernel's own pages may keep it online).
+ */
+TEST_F_TIMEOUT(offline_race, barn_exchanges_go_on_after_a_refused_offline, 300)
+{
+	const char *why = pcp_skip_reason();
+	char extra[128];
+	int fd, err;
+
+	if (why)
+		SKIP(return, "%s", why);
+	if (pcp_nr_cpus() < 2)
+		SKIP(return, "needs two CPUs");
+	if (memory_blocks("offline", &self->block, 1) < 1) {
+		self->block = -1;
+		SKIP(return, "needs a block of hotpluggable memory offline (tools/vm/run --dimm 1024; the other tests keep those the kernel's pages hold online)");
+	}
+	ASSERT_EQ(0, set_block_state(self->block, "online_movable"));
+	ASSERT_EQ(0, pcp_reload("mode=barn"));
+	ASSERT_EQ(0, offline_race_params(self->block, extra, sizeof(extra)));
+	fd = pcp_open_user();
+	ASSERT_LE(0, fd);
+	ASSERT_BARN_EXCHANGES("before any offline");
+	EXPECT_EQ(0, pcp_run_safety_case("memory_offline", "offline_refused", extra));
+	ASSERT_BARN_EXCHANGES("after the refused offline");
+	err = set_block_state(self->block, "offline");
+	EXPECT_TRUE(!err || err == -EBUSY) {
+		TH_LOG("memory%d: the offline write failed: %s", self->block,
+		       strerror(-err));
+	}
+	ASSERT_BARN_EXCHANGES(err ? "after an offline kept back" : "after an offline done");
+	close(fd);
+	pcp_wait_books_balance(self->why, sizeof(self->why));
+	ASSERT_BOOKS_BALANCE();
+}
+
+/* Pages touched looking for one of the block: 16 MiB */
+#define HOLD_TRIES	4096
+
+/*
+ * Hold a page of this process's in pages [@start, @start + @nr) with a
+ * reference migration cannot take: touched until one lands there (a block
+ * onlined movable is the first anonymous memory comes from), then spliced
+ * into a pipe, which keeps it until @pipefd is closed; offline_pages()
+ * then retries until a signal. 0, or -1 with nothing held.
+ */
+static int hold_page_in(unsigned long start, unsigned long nr, int *pipefd)
+{
+	long psize = sysconf(_SC_PAGESIZE);
+	unsigned long pfn;
+	struct iovec iov;
+	uint64_t entry;
+	char *area;
+	int fd, i;
+
+	area = mmap(NULL, HOLD_TRIES * psize, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (area == MAP_FAILED)
+		return -1;
+	fd = open("/proc/self/pagemap", O_RDONLY);
+	for (i = 0; fd >= 0 && i < HOLD_TRIES; i++) {
+		area[i * psize] = 1;
+		if (pread(fd, &entry, sizeof(entry),
+			  ((unsigned long)area / psize + i) * sizeof(entry)) != sizeof(entry))
+			break;
+		pfn = entry & ((1ULL << 55) - 1);
+		if ((entry >> 63) && pfn >= start && pfn < start + nr)
+			break;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (fd < 0 || i == HOLD_TRIES || pipe(pipefd)) {
+		munmap(area, HOLD_TRIES * psize);
+		return -1;
+	}
+	iov.iov_base = area + i * psize;
+	iov.iov_len = psize;
+	if (vmsplice(pipefd[1], &iov, 1, 0) != psize) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		munmap(area, HOLD_TRIES * psize);
+		return -1;
+	}
+	/* the pipe keeps its reference; the rest may go */
+	munmap(area, HOLD_TRIES * psize);
+	return 0;
+}
+
+/* Whether child @pid is still running after @tenths tenths of a second. */
+static bool still_running(pid_t pid, int tenths, int *status)
+{
+	while (tenths-- > 0) {
+		if (waitpid(pid, status, WNOHANG) == pid)
+			return false;
+		usleep(100000);
+	}
+	return true;
+}
+
+/*
+ * Issue 50's defect 1, the other way in: pcpcache loaded while an
+ * offline retries sees its MEM_OFFLINE without the MEM_GOING_OFFLINE sent
+ * before the load. A page of a block onlined movable is held in a pipe,
+ * so that the block's offline retries migrating it; pcpcache is loaded in
+ * barn mode meanwhile, the pipe closed, and the offline must end. Barn
+ * mode must then exchange magazines with its barns.
+ */
+TEST_F_TIMEOUT(offline_race, barn_exchanges_go_on_after_a_load_during_an_offline, 300)
+{
+	const char *why = pcp_skip_reason();
+	int fd, pipefd[2], status = -1, loaded = -1;
+	char extra[128], *pfns;
+	unsigned long start, nr;
+	pid_t writer, loader;
+	bool retried;
+
+	if (why)
+		SKIP(return, "%s", why);
+	if (pcp_nr_cpus() < 2)
+		SKIP(return, "needs two CPUs");
+	if (memory_blocks("offline", &self->block, 1) < 1) {
+		self->block = -1;
+		SKIP(return, "needs a block of hotpluggable memory offline (tools/vm/run --dimm 1024; the other tests keep those the kernel's pages hold online)");
+	}
+	ASSERT_EQ(0, offline_race_params(self->block, extra, sizeof(extra)));
+	pfns = strstr(extra, "offline_pfn=");
+	ASSERT_EQ(2, sscanf(pfns, "offline_pfn=%lu offline_nr=%lu", &start, &nr));
+	if (pcp_exists(PCP_SYSFS))
+		ASSERT_EQ(0, pcp_run("rmmod pcpcache"));
+	ASSERT_EQ(0, set_block_state(self->block, "online_movable"));
+	ASSERT_EQ(0, hold_page_in(start, nr, pipefd)) {
+		TH_LOG("no page of memory%d could be held", self->block);
+	}
+	writer = fork();
+	if (!writer) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		_exit(-set_block_state(self->block, "offline"));
+	}
+	retried = writer > 0 && still_running(writer, 20, &status);
+	if (retried) {
+		loader = fork();
+		if (!loader)
+			_exit(pcp_reload("mode=barn") ? 1 : 0);
+		if (loader > 0 && !still_running(loader, 300, &loaded))
+			loaded = WIFEXITED(loaded) ? WEXITSTATUS(loaded) : -1;
+		else
+			loaded = -1;
+	}
+	close(pipefd[0]);
+	close(pipefd[1]);
+	if (writer > 0 && still_running(writer, 600, &status)) {
+		/* a fatal signal ends the retries */
+		kill(writer, SIGKILL);
+		waitpid(writer, &status, 0);
+	}
+	if (retried && loaded)
+		waitpid(loader, NULL, 0);
+	ASSERT_LT(0, writer);
+	ASSERT_TRUE(retried) {
+		TH_LOG("memory%d: the offline did not retry on the held page (status %#x)",
+		       self->block, status);
+	}
+	ASSERT_EQ(0, loaded) {
+		TH_LOG("pcpcache did not load within 30 s during the offline");
+	}
+	EXPECT_TRUE(WIFEXITED(status) && (!WEXITSTATUS(status) ||
+					  WEXITSTATUS(status) == EBUSY)) {
+		TH_LOG("memory%d: the offline write did not end once the page was let go (status %#x)",
+		       self->block, status);
+	}
+	fd = pcp_open_user();
+	ASSERT_LE(0, fd);
+	ASSERT_BARN_EXCHANGES("after a load during an offline");
+	close(fd);
+	pcp_wait_books_balance(self->why, sizeof(self->why));
+	ASSERT_BOOKS_BALANCE();
 }
 
 TEST_F_TIMEOUT(offline_race, memory_offline_ends_after_a_block_split_during_it, 300)
