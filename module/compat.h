@@ -10,6 +10,7 @@
 
 #include <linux/atomic.h>
 #include <linux/gfp.h>
+#include <linux/hrtimer.h>
 #include <linux/mm.h>
 #include <linux/mmzone.h>
 #include <linux/page-isolation.h>
@@ -119,14 +120,12 @@ static inline bool pcpcache_page_block_lookup(struct page *page)
 	word = READ_ONCE(section_to_usemap(__pfn_to_section(pfn))[bitidx / BITS_PER_LONG]);
 	bits = word >> (bitidx % BITS_PER_LONG);
 #ifdef PAGEBLOCK_MIGRATETYPE_MASK
-	static_assert(NR_PAGEBLOCK_BITS == 8,
-		      "pcpcache_page_block_lookup() reads 8 bits a block");
+	static_assert(NR_PAGEBLOCK_BITS == 8, "8 bits a pageblock, as read here");
 	if (bits & PAGEBLOCK_ISO_MASK)
 		return true;
 	return is_migrate_cma(bits & PAGEBLOCK_MIGRATETYPE_MASK);
 #else
-	static_assert(NR_PAGEBLOCK_BITS == 4,
-		      "pcpcache_page_block_lookup() reads 4 bits a block");
+	static_assert(NR_PAGEBLOCK_BITS == 4, "4 bits a pageblock, as read here");
 	bits &= MIGRATETYPE_MASK;
 	return is_migrate_cma(bits) || is_migrate_isolate(bits);
 #endif
@@ -301,16 +300,18 @@ static inline struct kobject *pcpcache_mm_kobj_get(void)
 #define pcpcache_timer_delete_sync(timer)	del_timer_sync(timer)
 #endif
 
+static inline void
+pcpcache_hrtimer_setup(struct hrtimer *timer,
+		       enum hrtimer_restart (*fn)(struct hrtimer *),
+		       clockid_t clock, enum hrtimer_mode mode)
+{
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
-#define pcpcache_hrtimer_setup(timer, fn, clock, mode) \
-	hrtimer_setup(timer, fn, clock, mode)
+	hrtimer_setup(timer, fn, clock, mode);
 #else
-#define pcpcache_hrtimer_setup(timer, fn, clock, mode)	\
-	do {						\
-		hrtimer_init(timer, clock, mode);	\
-		(timer)->function = fn;			\
-	} while (0)
+	hrtimer_init(timer, clock, mode);
+	timer->function = fn;
 #endif
+}
 
 /*
  * The page allocator's entry, which every allocation passes with its order
