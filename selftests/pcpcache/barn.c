@@ -24,7 +24,9 @@
  *   holds for the barn's magazines too; a write lowers the barns' limit
  *   before any CPU switches, one that a SCHED_FIFO task holds included;
  * - a drain, a switch to single mode and an unload leave no barn page;
- *   the shrinker takes the barn's pages before any CPU's.
+ *   the shrinker takes the barn's pages before any CPU's;
+ * - CPUs going offline, every CPU of a node among them: the pages walked
+ *   stay within the quarter of RAM (issue 50's defect 4).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -69,8 +71,23 @@ FIXTURE_SETUP(barn)
 	self->cpu = pcp_nr_cpus() > 1 ? 1 : 0;
 }
 
+/* Bring every CPU that can go offline online again; the test's own */
+static void cpus_back_online(void)
+{
+	char path[96];
+	int cpu;
+
+	for (cpu = 1; cpu < PCP_MAX_CPUS; cpu++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d", cpu);
+		if (!pcp_exists(path))
+			break;
+		pcp_cpu_set_online(cpu, true);
+	}
+}
+
 FIXTURE_TEARDOWN(barn)
 {
+	cpus_back_online();
 	PCP_USER_FILE_TEARDOWN();
 }
 
@@ -598,6 +615,83 @@ TEST_F_TIMEOUT(barn, the_trim_runs_while_the_arming_cpu_cannot, 60)
 	EXPECT_EQ(4, DELTA(&before, "barn_trimmed"));
 	ASSERT_BOOKS_BALANCE();
 	EXPECT_EQ(2 * BATCH, pcp_stat(&self->st, "cached"));
+}
+
+/*
+ * The pages the audit walks (every CPU stopped): cached, in transit and at
+ * home, the barns' among them; -1 when it cannot be read.
+ */
+static long long audit_walked(void)
+{
+	struct pcp_stats st;
+	int i, err = -EAGAIN;
+
+	for (i = 0; i < 10 && err == -EAGAIN; i++) {
+		err = pcp_read_named("audit", &st);
+		if (err == -EAGAIN)
+			usleep(100000);
+	}
+	if (err)
+		return -1;
+	return pcp_stat(&st, "walked_cached") + pcp_stat(&st, "walked_transit") +
+	       pcp_stat(&st, "walked_blocks");
+}
+
+/*
+ * Issue 50's defect 4: a CPU going offline gave back its main and spare,
+ * but not its node's barn when it was the node's last CPU, and the
+ * bound's share per CPU grows as CPUs go: a write then let the CPUs left
+ * fill their own share on top of the orphaned barn. Every CPU and every
+ * barn filled to the bound (pcp_fill_to_limit()); every CPU but CPU 0
+ * taken offline, which with two nodes takes one node's every CPU; the
+ * barn line then holds CPU 0's node's barn alone, and everything filled
+ * again to the bound of one CPU, the whole quarter of RAM: the pages the
+ * audit walks are within it. The timer is off, as with barn_trim_ms 0,
+ * where nothing else gave the orphan back.
+ */
+TEST_F_TIMEOUT(barn, losing_cpus_and_nodes_keeps_the_bound, 300)
+{
+	static struct pcp_pageset sets[PCP_MAX_CPUS];
+	int cpu, nr = pcp_nr_cpus(), nodes = pcp_nr_cpu_nodes();
+	unsigned long quarter;
+	long long walked;
+	long filled;
+
+	if (nr < 2 || !pcp_exists("/sys/devices/system/cpu/cpu1/online"))
+		SKIP(return, "needs a second CPU that can go offline");
+	ASSERT_EQ(0, pcp_write("barn_trim_ms", "0"));
+	ASSERT_EQ(0, pcp_pin(0));
+	filled = pcp_fill_to_limit(self->fd, false);
+	ASSERT_LT(0, filled);
+	READ_STATS();
+	TH_LOG("%d CPUs, %d nodes: %ld pages cached, %lld of them in the barns",
+	       nr, nodes, filled, pcp_stat(&self->st, "barn"));
+	for (cpu = nr - 1; cpu > 0; cpu--)
+		ASSERT_EQ(0, pcp_cpu_set_online(cpu, false)) {
+			TH_LOG("cpu%d offline", cpu);
+		}
+	ASSERT_EQ(1, pcp_nr_cpus());
+	ASSERT_BOOKS_BALANCE();
+	ASSERT_LE(1, pcp_read_pagesets(sets, PCP_MAX_CPUS));
+	ASSERT_EQ(0, sets[0].cpu);
+	EXPECT_EQ(sets[0].barn, pcp_stat(&self->st, "barn")) {
+		TH_LOG("the barns hold %lld pages, CPU 0's node's %ld: a barn without CPUs kept its pages",
+		       pcp_stat(&self->st, "barn"), sets[0].barn);
+	}
+
+	/* one CPU online: its bound is the whole quarter */
+	quarter = pcp_max_high_sum();
+	ASSERT_LT(0UL, quarter);
+	filled = pcp_fill_to_limit(self->fd, false);
+	ASSERT_LT(0, filled);
+	walked = audit_walked();
+	ASSERT_LE(0, walked);
+	TH_LOG("one CPU online: %ld pages cached, %lld walked, the quarter of RAM %lu",
+	       filled, walked, quarter);
+	EXPECT_GE((long long)quarter, walked);
+	cpus_back_online();
+	ASSERT_EQ(nr, pcp_nr_cpus());
+	ASSERT_BOOKS_BALANCE();
 }
 
 /* The configuration as the config file says it; -1 when unreadable. */
