@@ -50,8 +50,7 @@ static struct pcpcache_barn **pcpcache_barns;
 static atomic_t pcpcache_barns_closed = ATOMIC_INIT(0);
 
 static void pcpcache_barn_trim_work(struct work_struct *work);
-static DECLARE_DEFERRABLE_WORK(pcpcache_barn_trim_dwork,
-			       pcpcache_barn_trim_work);
+static DECLARE_DELAYED_WORK(pcpcache_barn_trim_dwork, pcpcache_barn_trim_work);
 /* Whether barn mode is in force, as pcpcache_barns_reconfigure() was told */
 static bool pcpcache_barn_in_force;
 /* The trim's interval in milliseconds, 0 for no timer */
@@ -182,14 +181,22 @@ static void pcpcache_depot_trim(struct pcpcache_depot *d,
 	pcpcache_count(PCPCACHE_BARN_TRIMMED, mag_depot_trim(d, cut));
 }
 
-/* Queue the trim an interval from now, in barn mode and if it has one. */
+/*
+ * Queue the trim an interval from now, in barn mode and if it has one.
+ * Neither deferrable nor bound to a CPU: one work trims every barn, and a
+ * deferrable timer waits for the CPU it sits on to wake, which may sleep
+ * while another node's CPUs, or its own node's others, fill their barn.
+ * mm/vmstat.c can leave its per-CPU work deferrable because each CPU's
+ * work only folds that CPU's counters; a barn is no one CPU's. The cost
+ * is a wakeup an interval on an idle machine in barn mode.
+ */
 static void pcpcache_barn_trim_arm(void)
 {
 	unsigned int ms = READ_ONCE(pcpcache_barn_trim_ms);
 
 	if (ms && READ_ONCE(pcpcache_barn_in_force))
-		schedule_delayed_work(&pcpcache_barn_trim_dwork,
-				      msecs_to_jiffies(ms));
+		queue_delayed_work(system_unbound_wq, &pcpcache_barn_trim_dwork,
+				   msecs_to_jiffies(ms));
 }
 
 /**
@@ -207,8 +214,7 @@ void pcpcache_barns_trim(void)
 
 /*
  * Every interval (PCPCACHE_BARN_TRIM_SECS unless barn_trim_ms says
- * otherwise) while barn mode is in force: a deferrable timer, which an
- * idle machine does not wake for.
+ * otherwise) while barn mode is in force, on whichever CPU is awake.
  */
 static void pcpcache_barn_trim_work(struct work_struct *work)
 {
@@ -230,8 +236,8 @@ unsigned int pcpcache_barn_trim_interval(void)
  * pcpcache_barn_set_trim_interval - how often the timer trims the barns
  * @ms: milliseconds, or 0 for never (a test then trims when it asks)
  *
- * In barn mode the next trim comes @ms from now (or later: the timer is
- * deferrable); every write starts the interval again.
+ * In barn mode the next trim comes @ms from now; every write starts the
+ * interval again.
  */
 void pcpcache_barn_set_trim_interval(unsigned int ms)
 {

@@ -195,7 +195,8 @@ static unsigned long long barn_pages(const struct pcpcache_config *cfg,
  * one: a CPU's main and spare and its share of a barn, (2 + barn_full)
  * magazines of at most max(batch, 8) pages of each of 4 orders, within
  * @max_per_cpu (a barn has CPUs of its own node only, so there are no
- * more barns in use than CPUs).
+ * more barns in use than CPUs; a node's barn goes back with its last
+ * CPU, pcpcache_cpu_dead(), so none holds pages for CPUs gone).
  *
  * Return: NULL when @cfg obeys them, else the name of the first setting
  * found at fault (for a sum too large, the larger of the two highs).

@@ -103,7 +103,7 @@ static DEFINE_PER_CPU(struct pcpcache_cpu_requests, pcpcache_requests);
 static struct workqueue_struct *pcpcache_wq;
 
 static DEFINE_MUTEX(pcpcache_hotplug_mutex);	/* guards the two below */
-static struct cpumask pcpcache_cpus_up;		/* lock=local: may run */
+static struct cpumask pcpcache_cpus_up;		/* may run; lock=local asks these */
 static struct pcpcache_config pcpcache_up_config; /* given to CPUs coming up */
 
 static struct cpumask pcpcache_queued;		/* under the config mutex */
@@ -489,9 +489,29 @@ int pcpcache_cpu_online(unsigned int cpu)
 	return 0;
 }
 
+/*
+ * Give back the barn of @cpu's node when @cpu was the last CPU to use it.
+ * No CPU gives it a magazine until one of the node comes back, and a
+ * barn kept would be outside the bound, whose share per CPU grows as CPUs
+ * go (policy.c). Under pcpcache_hotplug_mutex, @cpu out of
+ * pcpcache_cpus_up.
+ */
+static void pcpcache_barn_orphaned(unsigned int cpu)
+{
+	int nid = cpu_to_mem(cpu), other;
+
+	lockdep_assert_held(&pcpcache_hotplug_mutex);
+	for_each_cpu(other, &pcpcache_cpus_up)
+		if (cpu_to_mem(other) == nid)
+			return;
+	pcpcache_barns_give_back(nid, ULONG_MAX, PCPCACHE_DRAIN_CPU_DEAD);
+}
+
 /**
  * pcpcache_cpu_dead - empty the magazine of a CPU that died
  * @cpu: the CPU, which runs nothing any more
+ *
+ * And its node's barn, when no CPU of the node is left.
  *
  * Return: 0.
  */
@@ -507,6 +527,7 @@ int pcpcache_cpu_dead(unsigned int cpu)
 	mutex_lock(&pcpcache_hotplug_mutex);
 	cpumask_clear_cpu(cpu, &pcpcache_cpus_up);
 	pcpcache_carry_out(cpu, pcpcache_hotplug_reach(), &rq);
+	pcpcache_barn_orphaned(cpu);
 	mutex_unlock(&pcpcache_hotplug_mutex);
 	return 0;
 }

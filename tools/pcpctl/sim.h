@@ -92,8 +92,7 @@ void sim_label(const struct sim_setting *s, char *buf, size_t size);
 
 /*
  * module/barn.h's PCPCACHE_BARN_TRIM_SECS (a kernel header): the trim of
- * the barn, every 5 s of trace time, as barn.c's deferrable work by the
- * clock.
+ * the barn, every 5 s of trace time, as barn.c's work by the clock.
  */
 #define SIM_BARN_TRIM_SECS	5
 #define SIM_BARN_TRIM_USECS	(SIM_BARN_TRIM_SECS * 1000000ULL)
