@@ -687,6 +687,11 @@ static unsigned long race_fragment(struct list_head *kept)
 		set_page_private(page, RACE_MARK);
 		list_add(&page->lru, kept);
 		nr++;
+		/*
+		 * all free memory, cleared under init_on_alloc: longer than
+		 * the soft lockup watchdog allows under TCG (6.12, 26 s)
+		 */
+		cond_resched();
 	}
 	return nr;
 }
