@@ -489,8 +489,13 @@ static int noreclaim_run(void *data)
 	unsigned int flags, i;
 
 	flags = memalloc_noreclaim_save();
-	noreclaim_take(run, &run->rest, NORECLAIM_TAKE, pageblock_order, 0);
 	for (run->nr = 0; run->nr < NORECLAIM_ALLOCS; run->nr++) {
+		/*
+		 * Again before each: on PREEMPT_RT the other CPUs run on
+		 * and free pages meanwhile (7.3-rt's decay of its per-CPU
+		 * lists gave every allocation a page above the watermarks)
+		 */
+		noreclaim_take(run, &run->rest, NORECLAIM_TAKE, pageblock_order, 0);
 		page = pcpcache_alloc_pages(GFP_NOWAIT, 0, false);
 		if (!page)
 			break;
