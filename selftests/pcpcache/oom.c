@@ -27,6 +27,25 @@
 #define RT_RUNTIME	"/proc/sys/kernel/sched_rt_runtime_us"
 /* about 31 MB of 4 KiB pages, as measured */
 #define CACHED_PAGES	7936
+/*
+ * The OOM notifier's drain events (why=oom), filtered so that the
+ * shrinker's many do not crowd them out of the buffer, and their pages
+ * summed into OOM_TRACED: trace.sh compares every other drain with its
+ * counter, but no OOM comes near its run.
+ */
+#define TRACING		"/sys/kernel/tracing"
+#define DRAIN_EVENT	TRACING "/events/pcpcache/pcpcache_drain"
+#define OOM_TRACED	"/tmp/oom-traced-pages"
+#define OOM_TRACE_ON							\
+	"[ -d " TRACING "/events ] || mount -t tracefs nodev " TRACING ";" \
+	"echo 0 > " TRACING "/tracing_on; echo > " TRACING "/trace;"	\
+	"why=$(sed -n 's/.*{ \\([0-9]*\\), \"oom\" }.*/\\1/p' " DRAIN_EVENT "/format);" \
+	"[ -n \"$why\" ] && echo \"why == $why\" > " DRAIN_EVENT "/filter &&" \
+	"echo 1 > " DRAIN_EVENT "/enable && echo 1 > " TRACING "/tracing_on"
+#define OOM_TRACE_SUM							\
+	"echo 0 > " DRAIN_EVENT "/enable; echo 0 > " DRAIN_EVENT "/filter;" \
+	"grep -o 'pages=[0-9]* why=oom' " TRACING "/trace |"		\
+	"awk -F'[= ]' '{ s += $2 } END { print s + 0 }' > " OOM_TRACED
 
 FIXTURE(oom) {
 	struct pcp_stats st;
@@ -91,14 +110,21 @@ FIXTURE_TEARDOWN(oom)
 TEST_F(oom, held_cpu_gives_back_before_a_kill)
 {
 	struct pcp_pageset sets[PCP_MAX_CPUS];
-	long long mark, oom_before, pages_before, late_before;
+	long long mark, oom_before, pages_before, late_before, oom_pages;
 	long free_kb, ask_kb, cached_kb, ms;
-	char lock[16] = "";
+	char lock[16] = "", traced[32] = "";
 	int fd, status, nr;
 
 	/* 6.1's harness runs the body after a SKIP in FIXTURE_SETUP */
 	if (PCP_TEST_SKIPPED())
 		return;
+	/*
+	 * the trace's buffer is allocated when its first event is enabled:
+	 * before free memory is measured, or it comes out of the margin
+	 */
+	ASSERT_EQ(0, pcp_run("%s", OOM_TRACE_ON)) {
+		TH_LOG("no pcpcache_drain event to trace the OOM notifier's drains");
+	}
 	ASSERT_EQ(0, pcp_write("config", "mode=single batch=63 high=8192"));
 	/* CPU 1's magazine full: freed there, nothing else cached */
 	fd = pcp_open_user();
@@ -130,6 +156,8 @@ TEST_F(oom, held_cpu_gives_back_before_a_kill)
 	ask_kb = (free_kb + cached_kb * 9 / 10) * 512 / 513;
 	mark = pcp_log_mark();
 	status = pcp_use_memory(ask_kb, &ms);
+	ASSERT_EQ(0, pcp_run("%s", OOM_TRACE_SUM));
+	ASSERT_LT(0, pcp_read_file(OOM_TRACED, traced, sizeof(traced)));
 	pcp_read_file(PCP_SYSFS "/parameters/lock", lock, sizeof(lock));
 	ASSERT_EQ(0, pcp_read_stats(&self->st));
 	TH_LOG("lock=%.*s: asked %ld kB (free %ld + 90%% of %ld cached) in %ld ms; oom notifier %lld calls, %lld pages, %lld late",
@@ -137,6 +165,20 @@ TEST_F(oom, held_cpu_gives_back_before_a_kill)
 	       pcp_stat(&self->st, "oom") - oom_before,
 	       pcp_stat(&self->st, "oom_pages") - pages_before,
 	       pcp_stat(&self->st, "oom_late") - late_before);
+	/*
+	 * Each drain the notifier made is an event. Under lock=local the
+	 * shrinker cannot reach the held CPU's magazine: the notifier is
+	 * called and gives its pages back. Under lock=spin the shrinker
+	 * takes them first and the notifier may never be called; then two
+	 * zeros would agree whatever the events did, and nothing is compared.
+	 */
+	oom_pages = pcp_stat(&self->st, "oom_pages") - pages_before;
+	TH_LOG("why=oom drain events: %lld pages (oom_pages %lld)",
+	       strtoll(traced, NULL, 10), oom_pages);
+	if (!strncmp(lock, "local", 5))
+		EXPECT_LT(0, oom_pages);
+	if (oom_pages || pcp_stat(&self->st, "oom") - oom_before)
+		EXPECT_EQ(oom_pages, strtoll(traced, NULL, 10));
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
 		TH_LOG("the process asking on CPU 0 ended with status %#x%s",
 		       status, WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL ?

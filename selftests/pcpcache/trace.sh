@@ -12,11 +12,19 @@
 #   remote_node; mode_switch events == mode_switches; shrink events ==
 #   shrink; high_change events for grew, decayed and cut == high_grew,
 #   high_decayed and high_cut (the stress's controller turns high=auto
-#   on now and then); barn events for swapped, took_full, gave_full and
-#   flushed == barn_swaps, barn_took_full, barn_gave_full and
-#   barn_flushes (the controller switches to barn mode too);
+#   on now and then, and a run of high=auto after it makes all three);
+#   barn events for swapped, took_full, gave_full and flushed ==
+#   barn_swaps, barn_took_full, barn_gave_full and barn_flushes (the
+#   controller switches to barn mode too, and a run in barn mode after it
+#   with a barn of 4 magazines makes all four);
 # - through perf stat -a (where perf is on PATH): the same counts, without
 #   CPU hotplug (perf stops counting on a CPU that went offline).
+#
+# Every counter compared must have moved: two zeros agree whatever the
+# events do (a barn no CPU ever takes from would pass "0 == 0"), so such
+# a line fails, and the first line fails naming every compared counter
+# that did not move. No OOM comes near the stress: sysrq f, with every
+# process unkillable, calls the OOM notifier for the why=oom line.
 #
 # Skipped, saying why, without tracefs or the events; the perf half alone
 # without perf. Needs pcpctl on PATH (the VM has it in /usr/local/bin).
@@ -197,6 +205,50 @@ if [ "$dead" != 0 ]; then
 	echo 0 > /sys/devices/system/cpu/cpu$dead/online
 	echo 1 > /sys/devices/system/cpu/cpu$dead/online
 fi
+# and for certain, an auto-tuned high's three moves, which the stress
+# makes only when its timing allows: every CPU's traffic grows it, an
+# idle second or two decays it (a tick a second; the loop's own wakeups
+# keep the CPUs ticking), traffic again and the shrinker cuts it
+echo "mode=single batch=8 high=auto" > $D/config
+echo "concurrent 2000 1 0" > $D/bench
+for _ in $(seq 120); do
+	cp $D/stats /tmp/after
+	[ "$(delta high_decayed)" -gt 0 ] && break
+	sleep 0.5
+done
+echo "concurrent 2000 1 0" > $D/bench
+echo 2 > /proc/sys/vm/drop_caches
+# and the barns' three exchanges: in barn mode with
+# magazines of 8 and room for 4 in each node's barn, every CPU allocates
+# 64 pages and frees them (mains overflow: full magazines to the barn,
+# gave_full, and once it is full to the buddy allocator, flushed), then
+# allocates 64 again (mains and spares run empty: took_full) and frees
+# them. A barn that never takes, gives or flushes fails below, not 0 == 0.
+echo "mode=barn batch=8 high=378 barn_full=4" > $D/config
+echo "concurrent 64 1 0" > $D/bench
+echo "concurrent 64 1 0" > $D/bench
+# and the OOM notifier's drains, which no stress comes near: sysrq f
+# calls it before it picks a victim, and with every process unkillable
+# (oom_score_adj -1000, this shell's first, which what it starts
+# inherits; each put back after) it picks none, "OOM request ignored"
+# (a kill would be a problem the VM's harness fails the run for)
+echo "concurrent 64 1 0" > $D/bench
+for f in /proc/self/oom_score_adj /proc/[0-9]*/oom_score_adj; do
+	echo "$f $(cat "$f" 2> /dev/null)"
+	echo -1000 > "$f" 2> /dev/null
+done > /tmp/trace-adj
+ignored=$(dmesg | grep -c "OOM request ignored")
+echo f > /proc/sysrq-trigger
+# from a work item: wait for its word that it is done
+for _ in $(seq 100); do
+	[ "$(dmesg | grep -c "OOM request ignored")" -gt "$ignored" ] && break
+	sleep 0.3
+done
+# /proc/self was this shell's own, listed first: put back last
+tac /tmp/trace-adj 2> /dev/null > /tmp/trace-adj.r || sed '1!G;h;$!d' /tmp/trace-adj > /tmp/trace-adj.r
+while read -r f v; do
+	[ -z "$v" ] || echo "$v" > "$f" 2> /dev/null
+done < /tmp/trace-adj.r
 # under lock=local a CPU the shrinker did not wait for answers later
 sleep 1
 cp $D/stats /tmp/after
@@ -207,12 +259,23 @@ lost=$(cat $T/per_cpu/cpu*/stats | awk '/^(overrun|dropped events):/ { s += $NF 
 sum_trace > /tmp/trace-sums
 grep '^#' /tmp/trace-sums
 
-if [ $rc = 0 ] && [ "$lost" = 0 ] && [ "$(delta refill)" -gt 0 ] &&
-   [ "$(delta drain)" -gt 0 ] && [ "$(delta mode_switches)" -gt 0 ] &&
-   [ "$(delta shrink)" -gt 0 ]; then
-	ok "tracefs: the stress passed, no event lost, refills, drains, mode switches and shrinks happened"
+# every counter a line below compares with its events, each of which
+# must have moved: a comparison of two zeros proves nothing (the one
+# exception, why=remote on one node, must stay 0 and is said so)
+compared="refill refill_pages drain drain_pages shrink_pages mode_switches
+shrink high_grew high_decayed high_cut oom_pages remote_frees barn_swaps
+barn_took_full barn_gave_full barn_flushes order0_refill order1_refill
+order2_refill order3_refill"
+[ "$(ls -d /sys/devices/system/node/node* | wc -l)" -lt 2 ] ||
+	compared="$compared remote_node"
+still=
+for k in $compared; do
+	[ "$(delta $k)" -gt 0 ] || still="$still $k"
+done
+if [ $rc = 0 ] && [ "$lost" = 0 ] && [ -z "$still" ]; then
+	ok "tracefs: the stress passed, no event lost, every compared counter moved ($(echo $compared | wc -w) counters)"
 else
-	fail "tracefs: stress exit $rc, $lost events lost, refill $(delta refill), drain $(delta drain), mode_switches $(delta mode_switches), shrink $(delta shrink)"
+	fail "tracefs: stress exit $rc, $lost events lost, counters that did not move:${still:- none}"
 fi
 expect "tracefs: refill events" refill refill /tmp/trace-sums
 expect "tracefs: refill event pages" refill_pages refill_pages /tmp/trace-sums
@@ -225,23 +288,23 @@ if [ "$(ls -d /sys/devices/system/node/node* | wc -l)" -lt 2 ]; then
 else
 	expect "tracefs: drain pages, why=remote" remote_node remote_node /tmp/trace-sums moved
 fi
-# the OOM notifier's pages, none unless the stress came near an OOM kill
-expect "tracefs: drain pages, why=oom" oom_pages oom_pages /tmp/trace-sums
+# the OOM notifier's pages, from the sysrq f above
+expect "tracefs: drain pages, why=oom" oom_pages oom_pages /tmp/trace-sums moved
 expect "tracefs: mode_switch events" mode_switches mode_switches /tmp/trace-sums
 expect "tracefs: shrink events" shrink shrink /tmp/trace-sums
-# the controller turns high=auto on, and traffic grows it; whether a high
-# decays or is cut within the run depends on timing
+# the controller turns high=auto on, and traffic grows it; the high=auto
+# runs above grew, decayed and cut it for certain
 expect "tracefs: high_change events, why=grew" high_grew high_grew /tmp/trace-sums moved
-expect "tracefs: high_change events, why=decayed" high_decayed high_decayed /tmp/trace-sums
-expect "tracefs: high_change events, why=cut" high_cut high_cut /tmp/trace-sums
+expect "tracefs: high_change events, why=decayed" high_decayed high_decayed /tmp/trace-sums moved
+expect "tracefs: high_change events, why=cut" high_cut high_cut /tmp/trace-sums moved
 # the stress switches to remote mode too, and frees through a shared file
 expect "tracefs: remote_free event pages" remote_frees remote_frees /tmp/trace-sums moved
-# and to barn mode, whose mains overflow and run empty; whether the barn
-# fills up within the run (a flush) depends on the knobs the controller set
+# and to barn mode, whose mains overflow and run empty; the concurrent
+# runs in barn mode above took, gave and flushed full magazines for certain
 expect "tracefs: barn events, done=swapped" barn_swaps barn_swaps /tmp/trace-sums moved
-expect "tracefs: barn events, done=took_full" barn_took_full barn_took_full /tmp/trace-sums
-expect "tracefs: barn events, done=gave_full" barn_gave_full barn_gave_full /tmp/trace-sums
-expect "tracefs: barn events, done=flushed" barn_flushes barn_flushes /tmp/trace-sums
+expect "tracefs: barn events, done=took_full" barn_took_full barn_took_full /tmp/trace-sums moved
+expect "tracefs: barn events, done=gave_full" barn_gave_full barn_gave_full /tmp/trace-sums moved
+expect "tracefs: barn events, done=flushed" barn_flushes barn_flushes /tmp/trace-sums moved
 orders=
 for o in 0 1 2 3; do
 	orders="$orders $(awk -v k=order${o}_refill '$1 == k { print $2 }' /tmp/trace-sums)/$(delta order${o}_refill)"
@@ -292,8 +355,8 @@ if [ $rc != 0 ]; then
 	fail "perf stat -a -e pcpcache:... -- pcpctl stress: exit $rc"
 	exit $failed
 fi
-expect "perf: refill events" refill refill /tmp/perf-sums
-expect "perf: drain events (filter: $not_drains)" drain drain /tmp/perf-sums
-expect "perf: mode_switch events" mode_switches mode_switches /tmp/perf-sums
-expect "perf: shrink events" shrink shrink /tmp/perf-sums
+expect "perf: refill events" refill refill /tmp/perf-sums moved
+expect "perf: drain events (filter: $not_drains)" drain drain /tmp/perf-sums moved
+expect "perf: mode_switch events" mode_switches mode_switches /tmp/perf-sums moved
+expect "perf: shrink events" shrink shrink /tmp/perf-sums moved
 exit $failed

@@ -60,6 +60,14 @@ for round in $(seq "$rounds"); do
 		modprobe pcpcache lock=$lock
 		for mode in passthrough single split barn remote blocks; do
 			echo $mode > /sys/kernel/mm/pcpcache/mode
+			# barn's pair is single's to the instruction, so no
+			# ceiling would catch a figure of one mode measured
+			# as another: the mode in brackets must be the one
+			# just written
+			grep -q "\[$mode\]" /sys/kernel/mm/pcpcache/mode || {
+				echo "icount.sh: mode reads \"$(cat /sys/kernel/mm/pcpcache/mode)\" after writing $mode" >&2
+				exit 1
+			}
 			figure "pair.$mode.$lock" 0
 		done
 		echo single > /sys/kernel/mm/pcpcache/mode
