@@ -732,15 +732,6 @@ void pcp_wait_books_balance(char *why, size_t size)
  * + held: 1; 0 when not, -1 when the file cannot be read. @why says
  * what differs, or what balanced. A page in flight between two places
  * makes one read differ: pcp_page_audit() reads again.
- *
- * The deferred lists (_nolock() frees and cuts the irq_work has yet to
- * give back) are judged too: each CPU's walk must equal its count
- * (deferred_wrong 0: a page put on another CPU's list than the one that
- * counted it, or one the irq_work left behind, shows there even where the
- * sums agree), and so must the sums. A deferred free's page is still held
- * (or was never the module's: a foreign page freed through the API), and
- * a deferred cut is in flight, in no count until given back: neither is
- * among the pages walked, and a cut waiting makes the read differ.
  */
 static int pcp_page_audit_once(char *why, size_t size)
 {
@@ -748,9 +739,8 @@ static int pcp_page_audit_once(char *why, size_t size)
 		{ "walked_cached", "cached" },
 		{ "walked_transit", "transit" },
 		{ "walked_blocks", "blocks" },
-		{ "walked_deferred", "deferred" },
 	};
-	long long ba, bf, held, walked = 0, v, deferred, cut;
+	long long ba, bf, held, walked = 0, v;
 	struct pcp_stats st;
 	unsigned int i;
 	int err;
@@ -772,16 +762,7 @@ static int pcp_page_audit_once(char *why, size_t size)
 				 v, pairs[i][1], pcp_stat(&st, pairs[i][1]));
 			return 0;
 		}
-		/* a deferred free's page is held, not the module's */
-		if (strcmp(pairs[i][0], "walked_deferred"))
-			walked += v;
-	}
-	deferred = pcp_stat(&st, "walked_deferred");
-	cut = pcp_stat(&st, "walked_deferred_cut");
-	if (pcp_stat(&st, "deferred_wrong") || cut < 0 || cut > deferred) {
-		snprintf(why, size, "audit: deferred_wrong %lld (want 0), walked_deferred_cut %lld of walked_deferred %lld",
-			 pcp_stat(&st, "deferred_wrong"), cut, deferred);
-		return 0;
+		walked += v;
 	}
 	if (pcp_stat(&st, "lists_wrong") || pcp_stat(&st, "blocks_wrong")) {
 		snprintf(why, size, "audit: lists_wrong %lld blocks_wrong %lld (want 0 and 0)",
@@ -791,15 +772,16 @@ static int pcp_page_audit_once(char *why, size_t size)
 	ba = pcp_stat(&st, "buddy_alloc");
 	bf = pcp_stat(&st, "buddy_free");
 	held = pcp_stat(&st, "held");
-	if (ba < 0 || bf < 0 || ba - bf != walked + held) {
-		snprintf(why, size, "audit: buddy_alloc %lld - buddy_free %lld = %lld != walked %lld + held %lld = %lld (deferred cuts in flight %lld)",
-			 ba, bf, ba - bf, walked, held, walked + held, cut);
+	if (ba < 0 || bf < 0 || pcp_stat(&st, "walked_deferred") < 0 ||
+	    ba - bf != walked + held) {
+		snprintf(why, size, "audit: buddy_alloc %lld - buddy_free %lld = %lld != walked %lld + held %lld = %lld",
+			 ba, bf, ba - bf, walked, held, walked + held);
 		return 0;
 	}
-	snprintf(why, size, "audit: buddy_alloc %lld - buddy_free %lld = walked %lld (cached %lld transit %lld blocks %lld) + held %lld (deferred %lld as counted)",
+	snprintf(why, size, "audit: buddy_alloc %lld - buddy_free %lld = walked %lld (cached %lld transit %lld blocks %lld) + held %lld (deferred %lld)",
 		 ba, bf, walked, pcp_stat(&st, "walked_cached"),
 		 pcp_stat(&st, "walked_transit"), pcp_stat(&st, "walked_blocks"),
-		 held, deferred);
+		 held, pcp_stat(&st, "walked_deferred"));
 	return 1;
 }
 
