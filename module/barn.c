@@ -19,7 +19,8 @@
  * never takes a magazine's lock under it. Blocks are given back to the
  * buddy allocator outside both locks.
  */
-#include <linux/jiffies.h>
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
 #include <linux/mutex.h>
 #include <linux/nodemask.h>
 #include <linux/slab.h>
@@ -28,6 +29,7 @@
 #include <linux/workqueue.h>
 
 #include "barn.h"
+#include "compat.h"
 #include "pcpcache_trace.h"
 
 struct pcpcache_barn {
@@ -49,17 +51,19 @@ static struct pcpcache_barn **pcpcache_barns;
  */
 static atomic_t pcpcache_barns_closed = ATOMIC_INIT(0);
 
-static void pcpcache_barn_trim_work(struct work_struct *work);
-static DECLARE_DELAYED_WORK(pcpcache_barn_trim_dwork, pcpcache_barn_trim_work);
+static void pcpcache_barn_trim_work_fn(struct work_struct *work);
+static DECLARE_WORK(pcpcache_barn_trim_work, pcpcache_barn_trim_work_fn);
+/* Queues the work every interval; set up by pcpcache_barns_init() */
+static struct hrtimer pcpcache_barn_trim_timer;
 /* Whether barn mode is in force, as pcpcache_barns_reconfigure() was told */
 static bool pcpcache_barn_in_force;
 /* The trim's interval in milliseconds, 0 for no timer */
 static unsigned int pcpcache_barn_trim_ms =
 	PCPCACHE_BARN_TRIM_SECS * MSEC_PER_SEC;
 /*
- * Serializes what arms the timer from outside it: a new interval and a
- * reconfiguration, each changing what the other reads. The work re-arms
- * itself without it; cancel_delayed_work_sync() waits for that.
+ * Serializes what starts and stops the timer: a new interval and a
+ * reconfiguration, each changing what the other reads. The timer
+ * restarts itself without it; hrtimer_cancel() waits for that.
  */
 static DEFINE_MUTEX(pcpcache_barn_trim_mutex);
 
@@ -182,21 +186,60 @@ static void pcpcache_depot_trim(struct pcpcache_depot *d,
 }
 
 /*
- * Queue the trim an interval from now, in barn mode and if it has one.
- * Neither deferrable nor bound to a CPU: one work trims every barn, and a
- * deferrable timer waits for the CPU it sits on to wake, which may sleep
- * while another node's CPUs, or its own node's others, fill their barn.
- * mm/vmstat.c can leave its per-CPU work deferrable because each CPU's
- * work only folds that CPU's counters; a barn is no one CPU's. The cost
- * is a wakeup an interval on an idle machine in barn mode.
+ * Whether the timer should run: barn mode is in force and has an interval.
+ * Return: the interval, or 0.
  */
-static void pcpcache_barn_trim_arm(void)
+static ktime_t pcpcache_barn_trim_period(void)
 {
 	unsigned int ms = READ_ONCE(pcpcache_barn_trim_ms);
 
-	if (ms && READ_ONCE(pcpcache_barn_in_force))
-		queue_delayed_work(system_unbound_wq, &pcpcache_barn_trim_dwork,
-				   msecs_to_jiffies(ms));
+	if (!ms || !READ_ONCE(pcpcache_barn_in_force))
+		return 0;
+	return ms_to_ktime(ms);
+}
+
+/*
+ * Every interval while barn mode is in force: queue the trim on an
+ * unbound worker, from hard interrupt context. A barn is no one CPU's,
+ * so neither is its timer: not deferrable (a deferrable timer waits for
+ * the CPU it sits on to wake, while other CPUs fill the barn), and not a
+ * timer_list, whose callbacks run in that CPU's timer softirq. A
+ * SCHED_FIFO task that never sleeps leaves that CPU's ksoftirqd, once
+ * woken, never to run, and up to 6.4 softirqs wait for it (the revert of
+ * "softirq: Let ksoftirqd do its job"); softdog's hrtimer is there for
+ * the same reason. The cost is a wakeup an interval on an idle machine
+ * in barn mode.
+ */
+static enum hrtimer_restart pcpcache_barn_trim_fire(struct hrtimer *timer)
+{
+	ktime_t period = pcpcache_barn_trim_period();
+
+	queue_work(system_unbound_wq, &pcpcache_barn_trim_work);
+	if (!period)
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(timer, period);
+	return HRTIMER_RESTART;
+}
+
+/*
+ * Start the timer if it should run and is not queued; under the trim
+ * mutex. A callback running then may have read the old mode and not
+ * restart: started again here, the timer is queued once either way.
+ */
+static void pcpcache_barn_trim_arm(void)
+{
+	ktime_t period = pcpcache_barn_trim_period();
+
+	if (period && !hrtimer_is_queued(&pcpcache_barn_trim_timer))
+		hrtimer_start(&pcpcache_barn_trim_timer, period,
+			      HRTIMER_MODE_REL_HARD);
+}
+
+/* Stop the timer and wait for the trim it queued; under the trim mutex */
+static void pcpcache_barn_trim_stop(void)
+{
+	hrtimer_cancel(&pcpcache_barn_trim_timer);
+	cancel_work_sync(&pcpcache_barn_trim_work);
 }
 
 /**
@@ -214,12 +257,11 @@ void pcpcache_barns_trim(void)
 
 /*
  * Every interval (PCPCACHE_BARN_TRIM_SECS unless barn_trim_ms says
- * otherwise) while barn mode is in force, on whichever CPU is awake.
+ * otherwise) while barn mode is in force, on whichever CPU is free.
  */
-static void pcpcache_barn_trim_work(struct work_struct *work)
+static void pcpcache_barn_trim_work_fn(struct work_struct *work)
 {
 	pcpcache_barns_trim();
-	pcpcache_barn_trim_arm();
 }
 
 /**
@@ -243,7 +285,7 @@ void pcpcache_barn_set_trim_interval(unsigned int ms)
 {
 	mutex_lock(&pcpcache_barn_trim_mutex);
 	WRITE_ONCE(pcpcache_barn_trim_ms, ms);
-	cancel_delayed_work_sync(&pcpcache_barn_trim_dwork);
+	pcpcache_barn_trim_stop();
 	pcpcache_barn_trim_arm();
 	mutex_unlock(&pcpcache_barn_trim_mutex);
 }
@@ -402,6 +444,9 @@ int pcpcache_barns_init(const struct pcpcache_config *cfg)
 	int nid;
 
 	BUILD_BUG_ON(PCPCACHE_NR_BARN_ORDERS != PCPCACHE_NR_ORDERS);
+	pcpcache_hrtimer_setup(&pcpcache_barn_trim_timer,
+			       pcpcache_barn_trim_fire, CLOCK_MONOTONIC,
+			       HRTIMER_MODE_REL_HARD);
 	pcpcache_barns = kcalloc(nr_node_ids, sizeof(*pcpcache_barns),
 				 GFP_KERNEL);
 	if (!pcpcache_barns)
@@ -430,9 +475,10 @@ void pcpcache_barns_exit(void)
 {
 	int nid;
 
-	cancel_delayed_work_sync(&pcpcache_barn_trim_dwork);
+	/* NULL: pcpcache_barns_init() did not run, or found no memory */
 	if (!pcpcache_barns)
 		return;
+	pcpcache_barn_trim_stop();
 	pcpcache_barns_give_back(NUMA_NO_NODE, ULONG_MAX,
 				 PCPCACHE_DRAIN_REQUEST);
 	for_each_node(nid)
