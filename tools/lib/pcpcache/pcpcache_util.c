@@ -709,20 +709,35 @@ int pcp_fill(int fd, unsigned int nr, unsigned int cold)
 }
 
 /*
- * Wait up to 30 s for the books to balance: a drain or shrink nobody
- * waited for has pages on their way back to the buddy allocator, off the
- * books until they arrive. ASSERT_BOOKS_BALANCE() checks afterwards.
+ * Read the counters into @st until the books balance, up to @tries reads
+ * 100 ms apart: a drain, a trim or a shrink nobody waited for has pages
+ * on their way back to the buddy allocator, off the books until they
+ * arrive, and a lost or doubled page never arrives. false with @why from
+ * the last read when they never balanced.
  */
+bool pcp_read_books_balanced(struct pcp_stats *st, char *why, size_t size,
+			     int tries)
+{
+	int i, err;
+
+	for (i = 0; i < tries; i++) {
+		if (i)
+			usleep(100000);
+		err = pcp_read_stats(st);
+		if (err)
+			snprintf(why, size, "stats: %s", strerror(-err));
+		else if (pcp_books_balance(st, why, size))
+			return true;
+	}
+	return false;
+}
+
+/* Wait up to 30 s for the books to balance; ASSERT_BOOKS_BALANCE() checks. */
 void pcp_wait_books_balance(char *why, size_t size)
 {
 	struct pcp_stats st;
-	int i;
 
-	for (i = 0; i < 300; i++) {
-		if (!pcp_read_stats(&st) && pcp_books_balance(&st, why, size))
-			return;
-		usleep(100000);
-	}
+	pcp_read_books_balanced(&st, why, size, 300);
 }
 
 /*

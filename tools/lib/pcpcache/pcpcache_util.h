@@ -122,6 +122,8 @@ unsigned long pcp_max_high_sum(void);
 long pcp_meminfo_kb(const char *key);
 long pcp_free_to_process_kb(void);
 int pcp_fill(int fd, unsigned int nr, unsigned int cold);
+bool pcp_read_books_balanced(struct pcp_stats *st, char *why, size_t size,
+			     int tries);
 void pcp_wait_books_balance(char *why, size_t size);
 bool pcp_page_audit(char *why, size_t size);
 long long pcp_buddy_free_pages(void);
