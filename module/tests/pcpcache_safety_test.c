@@ -1040,21 +1040,38 @@ static int orace_refiller(void *data)
 }
 
 /* Write "offline" to the block's state, as a user would: the result. */
-static ssize_t offline_write(void)
+/*
+ * The block's state file, opened by the loading task: on 7.3 a kernel
+ * thread's path walk finds no /sys (ENOENT), its root not being the
+ * loader's, and the cases run in kernel threads.
+ */
+static struct file *offline_file;
+
+static int offline_file_open(void)
 {
 	char path[64];
 	struct file *f;
-	loff_t pos = 0;
-	ssize_t written;
 
+	if (offline_block < 0)
+		return 0;
 	snprintf(path, sizeof(path), "/sys/devices/system/memory/memory%d/state",
 		 offline_block);
 	f = filp_open(path, O_WRONLY, 0);
-	if (IS_ERR(f))
+	if (IS_ERR(f)) {
+		pr_err("%s: %ld\n", path, PTR_ERR(f));
 		return PTR_ERR(f);
-	written = kernel_write(f, "offline", 7, &pos);
-	filp_close(f, NULL);
-	return written;
+	}
+	offline_file = f;
+	return 0;
+}
+
+static ssize_t offline_write(void)
+{
+	loff_t pos = 0;
+
+	if (!offline_file)
+		return -EINVAL;
+	return kernel_write(offline_file, "offline", 7, &pos);
 }
 
 /* offline_write() in a thread of its own; killable. */
@@ -1399,18 +1416,26 @@ static int __init safety_test_init(void)
 		pr_err("unknown test '%s'\n", test);
 		return -EINVAL;
 	}
+	sr.result = offline_file_open();
+	if (sr.result)
+		goto out;
 	if (in_caller) {
 		sr.result = sr.run();
 		goto out;
 	}
 	init_completion(&sr.done);
 	t = kthread_create_on_cpu(safety_thread, &sr, 0, "pcpcache_safety/%u");
-	if (IS_ERR(t))
-		return PTR_ERR(t);
+	if (IS_ERR(t)) {
+		sr.result = PTR_ERR(t);
+		goto out;
+	}
 	wake_up_process(t);
 	wait_for_completion(&sr.done);
 	kthread_stop(t);
 out:
+	if (offline_file)
+		filp_close(offline_file, NULL);
+	offline_file = NULL;
 	pr_info("%s: %s (%d)\n", test, sr.result ? "FAILED" : "passed", sr.result);
 	return sr.result;
 }
