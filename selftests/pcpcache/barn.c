@@ -572,12 +572,10 @@ TEST_F_TIMEOUT(barn, the_timer_trims_every_interval, 60)
  */
 TEST_F_TIMEOUT(barn, the_trim_runs_while_the_arming_cpu_cannot, 60)
 {
-	static const char rt_runtime[] = "/proc/sys/kernel/sched_rt_runtime_us";
 	int busy = pcp_nr_cpus() - 1, armer = busy > 1 ? 1 : 0;
-	char runtime[32] = "";
+	struct pcp_cpu_hold hold;
 	struct pcp_stats before;
 	double start, t;
-	pid_t hog;
 
 	if (busy < 1)
 		SKIP(return, "needs two CPUs, this machine has one");
@@ -588,10 +586,7 @@ TEST_F_TIMEOUT(barn, the_trim_runs_while_the_arming_cpu_cannot, 60)
 	ASSERT_EQ(0, pcp_pin(armer));
 	ASSERT_EQ(0, pcp_write("mode", "barn"));
 	ASSERT_EQ(0, pcp_pin(busy));
-	ASSERT_LT(0, pcp_read_file(rt_runtime, runtime, sizeof(runtime)));
-	ASSERT_EQ(0, pcp_write_file(rt_runtime, "-1"));
-	hog = pcp_start_hog(armer);
-	ASSERT_LT(0, hog);
+	ASSERT_EQ(0, pcp_hold_cpu(armer, &hold));
 	ASSERT_EQ(0, pcp_read_stats(&before));
 	/* main 8, spare 8 and four full magazines in the barn */
 	ALLOC(6 * BATCH, 0);
@@ -604,9 +599,7 @@ TEST_F_TIMEOUT(barn, the_trim_runs_while_the_arming_cpu_cannot, 60)
 		READ_STATS();
 	} while (pcp_stat(&self->st, "barn") && now_s() - start < 10);
 	t = now_s() - start;
-	kill(hog, SIGKILL);
-	waitpid(hog, NULL, 0);
-	pcp_write_file(rt_runtime, runtime);
+	pcp_release_cpu(&hold);
 	ASSERT_EQ(0, pcp_write("barn_trim_ms", "0"));
 	TH_LOG("CPU %d armed the trim and was held, CPU %d filled its barn: %lld pages there %.2f s later, %lld magazines trimmed",
 	       armer, busy, pcp_stat(&self->st, "barn"), t,
@@ -852,13 +845,13 @@ TEST_F(barn, lowering_barn_full_gives_back_the_excess)
  */
 TEST_F_TIMEOUT(barn, a_write_lowers_the_barns_before_any_cpu_switches, 120)
 {
-	static const char rt_runtime[] = "/proc/sys/kernel/sched_rt_runtime_us";
 	int held = pcp_nr_cpus() - 1, status = -1, waited;
-	char lock[16] = "", runtime[32] = "", config[256] = "";
+	char lock[16] = "", config[256] = "";
+	struct pcp_cpu_hold hold;
 	long long barn, gave;
 	struct pcp_stats before;
-	pid_t hog, writer;
 	bool waiting;
+	pid_t writer;
 
 	pcp_read_file(PCP_SYSFS "/parameters/lock", lock, sizeof(lock));
 	if (strncmp(lock, "local", 5))
@@ -868,10 +861,7 @@ TEST_F_TIMEOUT(barn, a_write_lowers_the_barns_before_any_cpu_switches, 120)
 	ASSERT_EQ(0, pcp_write("config", "mode=single batch=64 high=384 barn_full=32"));
 	ASSERT_EQ(0, pcp_write("drain", "1"));
 	ASSERT_EQ(0, pcp_read_stats(&before));
-	ASSERT_LT(0, pcp_read_file(rt_runtime, runtime, sizeof(runtime)));
-	ASSERT_EQ(0, pcp_write_file(rt_runtime, "-1"));
-	hog = pcp_start_hog(held);
-	ASSERT_LT(0, hog);
+	ASSERT_EQ(0, pcp_hold_cpu(held, &hold));
 	writer = fork();
 	if (!writer) {
 		pcp_pin(1);
@@ -890,11 +880,9 @@ TEST_F_TIMEOUT(barn, a_write_lowers_the_barns_before_any_cpu_switches, 120)
 	barn = pcp_stat(&self->st, "barn");
 	gave = DELTA(&before, "barn_gave_full");
 	waiting = writer > 0 && waitpid(writer, &status, WNOHANG) == 0;
-	kill(hog, SIGKILL);
-	waitpid(hog, NULL, 0);
+	pcp_release_cpu(&hold);
 	if (waiting)
 		waitpid(writer, &status, 0);
-	pcp_write_file(rt_runtime, runtime);
 	ASSERT_LT(0, writer);
 	TH_LOG("during the write, CPU %d held: the barn held %lld pages, %lld full magazines given, %lld mains flushed",
 	       held, barn, gave, DELTA(&before, "barn_flushes"));

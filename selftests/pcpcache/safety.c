@@ -771,11 +771,11 @@ TEST_F(safety, memcg_limit_bounds_what_is_held)
  */
 TEST_F(safety, reads_do_not_wait_for_a_held_cpu)
 {
-	static const char rt_runtime[] = "/proc/sys/kernel/sched_rt_runtime_us";
 	static const char * const files[] = { "config", "mode", "high", "pagesets" };
 	int cpu = pcp_nr_cpus() - 1, status = -1, wstatus = -1, waited;
-	char lock[16] = "", runtime[32] = "", buf[8192], path[128];
-	pid_t hog, writer, reader;
+	char lock[16] = "", buf[8192], path[128];
+	struct pcp_cpu_hold hold;
+	pid_t writer, reader;
 	bool done;
 	size_t i;
 
@@ -784,10 +784,7 @@ TEST_F(safety, reads_do_not_wait_for_a_held_cpu)
 		SKIP(return, "under lock=spin a write waits for no CPU");
 	if (cpu < 1)
 		SKIP(return, "needs two CPUs");
-	ASSERT_LT(0, pcp_read_file(rt_runtime, runtime, sizeof(runtime)));
-	ASSERT_EQ(0, pcp_write_file(rt_runtime, "-1"));
-	hog = pcp_start_hog(cpu);
-	ASSERT_LT(0, hog);
+	ASSERT_EQ(0, pcp_hold_cpu(cpu, &hold));
 	writer = fork();
 	if (!writer) {
 		pcp_pin(0);
@@ -811,14 +808,12 @@ TEST_F(safety, reads_do_not_wait_for_a_held_cpu)
 		usleep(100000);
 	}
 	done = waited < 100;
-	kill(hog, SIGKILL);
-	waitpid(hog, NULL, 0);
+	pcp_release_cpu(&hold);
 	/* once the held CPU runs again, the write and the reads get through */
 	if (reader > 0 && !done)
 		waitpid(reader, &status, 0);
 	if (writer > 0)
 		waitpid(writer, &wstatus, 0);
-	pcp_write_file(rt_runtime, runtime);
 	ASSERT_LT(0, writer);
 	ASSERT_LT(0, reader);
 	EXPECT_TRUE(done) {

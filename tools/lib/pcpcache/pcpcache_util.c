@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <regex.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1034,6 +1035,39 @@ pid_t pcp_start_hog(int cpu)
 	}
 	close(pipefd[0]);
 	return pid;
+}
+
+#define PCP_RT_RUNTIME	"/proc/sys/kernel/sched_rt_runtime_us"
+
+/*
+ * Hold @cpu as a real-time task that nothing throttles would: RT
+ * throttling off (sched_rt_runtime_us -1) and a pcp_start_hog() there.
+ * 0, or -1 with nothing changed. pcp_release_cpu() puts both back.
+ */
+int pcp_hold_cpu(int cpu, struct pcp_cpu_hold *h)
+{
+	h->hog = -1;
+	if (pcp_read_file(PCP_RT_RUNTIME, h->runtime, sizeof(h->runtime)) <= 0)
+		return -1;
+	if (pcp_write_file(PCP_RT_RUNTIME, "-1"))
+		return -1;
+	h->hog = pcp_start_hog(cpu);
+	if (h->hog < 0) {
+		pcp_write_file(PCP_RT_RUNTIME, h->runtime);
+		return -1;
+	}
+	return 0;
+}
+
+/* Kill the hog of pcp_hold_cpu() and put RT throttling back. */
+void pcp_release_cpu(struct pcp_cpu_hold *h)
+{
+	if (h->hog <= 0)
+		return;
+	kill(h->hog, SIGKILL);
+	waitpid(h->hog, NULL, 0);
+	h->hog = -1;
+	pcp_write_file(PCP_RT_RUNTIME, h->runtime);
 }
 
 /*

@@ -134,6 +134,13 @@ bool pcp_mode_is(const char *mode);
 long pcp_pageset_pages(const struct pcp_pageset *set);
 int pcp_use_memory(long kb, long *ms);
 pid_t pcp_start_hog(int cpu);
+/* A CPU held by pcp_hold_cpu(): its hog, and RT throttling to put back */
+struct pcp_cpu_hold {
+	pid_t hog;
+	char runtime[32];
+};
+int pcp_hold_cpu(int cpu, struct pcp_cpu_hold *h);
+void pcp_release_cpu(struct pcp_cpu_hold *h);
 int pcp_reload(const char *params);
 int pcp_nr_cpus(void);
 int pcp_node_cpu(int node);
