@@ -360,9 +360,22 @@ static void mark_pareto(struct sim_result *r, unsigned int n)
 	}
 }
 
-static double pct_error(uint64_t model, uint64_t real)
+/*
+ * The model's error against the kernel's figure, "+1.3%"; against a
+ * kernel's 0 there is no percentage, and saying +0.0% would pass a model
+ * that did what the kernel never did.
+ */
+static const char *pct_error(char *buf, size_t size, uint64_t model,
+			     uint64_t real)
 {
-	return real ? 100.0 * ((double)model - (double)real) / real : 0;
+	if (real)
+		snprintf(buf, size, "%+.1f%%",
+			 100.0 * ((double)model - (double)real) / real);
+	else if (model)
+		snprintf(buf, size, "the kernel's 0: no percentage");
+	else
+		snprintf(buf, size, "both 0: nothing compared");
+	return buf;
 }
 
 static void print_cpus(const struct sim_result *r)
@@ -540,7 +553,7 @@ int cmd_simulate(int argc, char **argv)
 	struct sim_result *res = NULL, kreal;
 	unsigned int budget = 0, n, i, best = UINT32_MAX;
 	struct pcp_trace t;
-	char label[96];
+	char label[96], refill_err[40], drain_err[40];
 	struct json js;
 	clock_t c0;
 	double secs;
@@ -714,12 +727,16 @@ int cmd_simulate(int argc, char **argv)
 			for (i = 0; i < n; i++)
 				if (settings[i].design == SIM_KERNEL)
 					printf("kernel model against the recording: refilled %" PRIu64
-					       " pages against %" PRIu64 " (%+.1f%%), drained %" PRIu64
-					       " against %" PRIu64 " (%+.1f%%)\n",
+					       " pages against %" PRIu64 " (%s), drained %" PRIu64
+					       " against %" PRIu64 " (%s)\n",
 					       res[i].total.refill_pages, kreal.total.refill_pages,
-					       pct_error(res[i].total.refill_pages, kreal.total.refill_pages),
+					       pct_error(refill_err, sizeof(refill_err),
+							 res[i].total.refill_pages,
+							 kreal.total.refill_pages),
 					       res[i].total.drain_pages, kreal.total.drain_pages,
-					       pct_error(res[i].total.drain_pages, kreal.total.drain_pages));
+					       pct_error(drain_err, sizeof(drain_err),
+							 res[i].total.drain_pages,
+							 kreal.total.drain_pages));
 		}
 		if (no_kernel)
 			printf("%s\n", no_kernel);
