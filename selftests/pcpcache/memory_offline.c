@@ -478,11 +478,14 @@ TEST_F_TIMEOUT(offline_race, memory_offline_ends_after_a_block_split_during_it, 
  * references.) Isolation also fails, without a dump, for reasons no
  * reference is behind; such a block is left out too. When the kernel's
  * pages kept both blocks online, another pair is tried.
+ * In barn mode the barns, full after the fill, must be empty as soon as
+ * an offline has begun: the notifier gives them back itself.
  */
 TEST_F_TIMEOUT(reclaim, memory_offline_gives_cached_pages_back, 900)
 {
 	int blocks[BLOCKS_A_RUN * PAIRS_A_RUN], nr, i, err, kmsg, offlined = 0;
 	int first, last = 0, tries;
+	long long offlines;
 	unsigned long pfn, now;
 	bool again;
 
@@ -500,11 +503,27 @@ TEST_F_TIMEOUT(reclaim, memory_offline_gives_cached_pages_back, 900)
 			}
 		ASSERT_LT(0, pcp_fill_to_limit(self->fd, variant->split));
 		ASSERT_BOOKS_BALANCE();
-		TH_LOG("%lld pages cached with %d blocks of hotplugged memory online",
-		       pcp_stat(&self->st, "cached"), last);
+		TH_LOG("%lld pages cached with %d blocks of hotplugged memory online, %lld in the barns",
+		       pcp_stat(&self->st, "cached"), last,
+		       pcp_stat(&self->st, "barn"));
+		if (variant->barn)
+			ASSERT_LT(0, pcp_stat(&self->st, "barn"));
+		offlines = pcp_stat(&self->st, "memory_offline");
 
 		for (i = first; i < last; i++) {
 			err = offline_block(kmsg, blocks[i], &pfn, &again);
+			/*
+			 * The notifier gives the barns back at once, before
+			 * the CPUs' drains it does not wait for: nothing
+			 * filled them again since, the barns being closed
+			 * until the offline ended and nothing running here.
+			 */
+			ASSERT_EQ(0, pcp_read_stats(&self->st));
+			if (pcp_stat(&self->st, "memory_offline") > offlines)
+				EXPECT_EQ(0, pcp_stat(&self->st, "barn")) {
+					TH_LOG("memory%d: %lld pages in the barns after an offline began",
+					       blocks[i], pcp_stat(&self->st, "barn"));
+				}
 			if (!err) {
 				offlined++;
 				continue;
