@@ -186,19 +186,6 @@ static void pcpcache_depot_trim(struct pcpcache_depot *d,
 }
 
 /*
- * Whether the timer should run: barn mode is in force and has an interval.
- * Return: the interval, or 0.
- */
-static ktime_t pcpcache_barn_trim_period(void)
-{
-	unsigned int ms = READ_ONCE(pcpcache_barn_trim_ms);
-
-	if (!ms || !READ_ONCE(pcpcache_barn_in_force))
-		return 0;
-	return ms_to_ktime(ms);
-}
-
-/*
  * Every interval while barn mode is in force: queue the trim on an
  * unbound worker, from hard interrupt context. A barn is no one CPU's,
  * so neither is its timer: not deferrable (a deferrable timer waits for
@@ -208,30 +195,32 @@ static ktime_t pcpcache_barn_trim_period(void)
  * woken, never to run, and up to 6.4 softirqs wait for it (the revert of
  * "softirq: Let ksoftirqd do its job"); softdog's hrtimer is there for
  * the same reason. The cost is a wakeup an interval on an idle machine
- * in barn mode.
+ * in barn mode. It restarts itself until pcpcache_barn_trim_stop(), or
+ * until it reads an interval of 0, which a stop follows.
  */
 static enum hrtimer_restart pcpcache_barn_trim_fire(struct hrtimer *timer)
 {
-	ktime_t period = pcpcache_barn_trim_period();
+	unsigned int ms = READ_ONCE(pcpcache_barn_trim_ms);
 
 	queue_work(system_unbound_wq, &pcpcache_barn_trim_work);
-	if (!period)
+	if (!ms)
 		return HRTIMER_NORESTART;
-	hrtimer_forward_now(timer, period);
+	hrtimer_forward_now(timer, ms_to_ktime(ms));
 	return HRTIMER_RESTART;
 }
 
 /*
- * Start the timer if it should run and is not queued; under the trim
- * mutex. A callback running then may have read the old mode and not
- * restart: started again here, the timer is queued once either way.
+ * Start the timer in barn mode with an interval, unless it runs already
+ * (queued, or in its callback, which restarts it): a reconfiguration
+ * does not put the next trim off. Under the trim mutex, as every stop.
  */
 static void pcpcache_barn_trim_arm(void)
 {
-	ktime_t period = pcpcache_barn_trim_period();
+	unsigned int ms = READ_ONCE(pcpcache_barn_trim_ms);
 
-	if (period && !hrtimer_is_queued(&pcpcache_barn_trim_timer))
-		hrtimer_start(&pcpcache_barn_trim_timer, period,
+	if (ms && READ_ONCE(pcpcache_barn_in_force) &&
+	    !hrtimer_active(&pcpcache_barn_trim_timer))
+		hrtimer_start(&pcpcache_barn_trim_timer, ms_to_ktime(ms),
 			      HRTIMER_MODE_REL_HARD);
 }
 
@@ -342,7 +331,10 @@ void pcpcache_barns_reconfigure(const struct pcpcache_config *cfg)
 	WRITE_ONCE(pcpcache_barn_in_force, cfg->mode == PCPCACHE_MODE_BARN);
 	pcpcache_barns_each(NUMA_NO_NODE, pcpcache_depot_reconfigure,
 			    (void *)cfg, PCPCACHE_DRAIN_RECONFIG);
-	pcpcache_barn_trim_arm();
+	if (cfg->mode == PCPCACHE_MODE_BARN)
+		pcpcache_barn_trim_arm();
+	else
+		pcpcache_barn_trim_stop();
 	mutex_unlock(&pcpcache_barn_trim_mutex);
 }
 
