@@ -192,11 +192,13 @@ static void pcpcache_depot_trim(struct pcpcache_depot *d,
  * the CPU it sits on to wake, while other CPUs fill the barn), and not a
  * timer_list, whose callbacks run in that CPU's timer softirq. A
  * SCHED_FIFO task that never sleeps leaves that CPU's ksoftirqd, once
- * woken, never to run, and up to 6.4 softirqs wait for it (the revert of
- * "softirq: Let ksoftirqd do its job"); softdog's hrtimer is there for
- * the same reason. The cost is a wakeup an interval on an idle machine
- * in barn mode. It restarts itself until pcpcache_barn_trim_stop(), or
- * until it reads an interval of 0, which a stop follows.
+ * woken, never to run; up to 6.4 softirqs then wait for it (the revert
+ * of "softirq: Let ksoftirqd do its job"), and on PREEMPT_RT timer
+ * softirqs always run in a thread, which such a task starves (hence
+ * _HARD, which PREEMPT_RT keeps in hard interrupt context). The cost is
+ * a wakeup an interval on an idle machine in barn mode. It restarts
+ * itself until pcpcache_barn_trim_stop(), or until it reads an interval
+ * of 0, which a stop follows.
  */
 static enum hrtimer_restart pcpcache_barn_trim_fire(struct hrtimer *timer)
 {
@@ -212,21 +214,23 @@ static enum hrtimer_restart pcpcache_barn_trim_fire(struct hrtimer *timer)
 /*
  * Start the timer in barn mode with an interval, unless it runs already
  * (queued, or in its callback, which restarts it): a reconfiguration
- * does not put the next trim off. Under the trim mutex, as every stop.
+ * does not put the next trim off.
  */
 static void pcpcache_barn_trim_arm(void)
 {
 	unsigned int ms = READ_ONCE(pcpcache_barn_trim_ms);
 
+	lockdep_assert_held(&pcpcache_barn_trim_mutex);
 	if (ms && READ_ONCE(pcpcache_barn_in_force) &&
 	    !hrtimer_active(&pcpcache_barn_trim_timer))
 		hrtimer_start(&pcpcache_barn_trim_timer, ms_to_ktime(ms),
 			      HRTIMER_MODE_REL_HARD);
 }
 
-/* Stop the timer and wait for the trim it queued; under the trim mutex */
+/* Stop the timer and wait for the trim it queued */
 static void pcpcache_barn_trim_stop(void)
 {
+	lockdep_assert_held(&pcpcache_barn_trim_mutex);
 	hrtimer_cancel(&pcpcache_barn_trim_timer);
 	cancel_work_sync(&pcpcache_barn_trim_work);
 }
@@ -453,8 +457,10 @@ int pcpcache_barns_init(const struct pcpcache_config *cfg)
 		mag_depot_init(&b->depot, cfg);
 		pcpcache_barns[nid] = b;
 	}
+	mutex_lock(&pcpcache_barn_trim_mutex);
 	pcpcache_barn_in_force = cfg->mode == PCPCACHE_MODE_BARN;
 	pcpcache_barn_trim_arm();
+	mutex_unlock(&pcpcache_barn_trim_mutex);
 	return 0;
 }
 
@@ -470,7 +476,9 @@ void pcpcache_barns_exit(void)
 	/* NULL: pcpcache_barns_init() did not run, or found no memory */
 	if (!pcpcache_barns)
 		return;
+	mutex_lock(&pcpcache_barn_trim_mutex);
 	pcpcache_barn_trim_stop();
+	mutex_unlock(&pcpcache_barn_trim_mutex);
 	pcpcache_barns_give_back(NUMA_NO_NODE, ULONG_MAX,
 				 PCPCACHE_DRAIN_REQUEST);
 	for_each_node(nid)

@@ -4,6 +4,28 @@
  * tuning per-CPU page caching on a running kernel.
  *
  * This file holds the module's life cycle and its parameters.
+ *
+ * Lock order, outermost first: an indented lock may be taken while one
+ * above it with less indent is held, never the other way round. Each
+ * file says what its own locks guard.
+ *
+ *   bench_mutex (bench.c): one benchmark run, which may switch modes
+ *   pcpcache_config_mutex (config.c): a configuration write
+ *     pcpcache_barn_trim_mutex (barn.c): the trim's timer
+ *     the kernel's cpu_hotplug_lock: read for a static key (owner.c);
+ *     held by the hotplug core around the CPU callbacks (reclaim.c)
+ *       pcpcache_hotplug_mutex (request.c): who may run, and what CPUs
+ *       coming up are given; also under the kernel's mem_hotplug_lock,
+ *       in the memory notifier
+ *         a magazine's lock (lock.h): its CPU's on the fast path, with
+ *         none of the above; another CPU's under the hotplug mutex
+ *           a barn's spinlock (barn.c): by trylock only under a
+ *           magazine's; never a magazine's under it
+ *           a reserve's raw spinlock (blocks.h): innermost; the page
+ *           audit takes it under a magazine's
+ *
+ * A user file's spinlock (user.c) and a bench thread's (bench.c) are
+ * taken with none of these held, and take none.
  */
 #include <linux/init.h>
 #include <linux/kernel.h>
