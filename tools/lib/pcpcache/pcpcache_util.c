@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1006,22 +1007,25 @@ long pcp_fill_to_limit(int fd, bool split)
 
 /*
  * A child in a SCHED_FIFO busy loop on @cpu, as a real-time task holds a
- * CPU: its pid once it runs so, or -1. Kill it with SIGKILL. The caller
- * leaves @cpu first.
+ * CPU: its pid once it runs so, or -1. Kill it with SIGKILL; it dies with
+ * its parent too (a test that failed an assertion). The caller leaves
+ * @cpu first.
  */
 pid_t pcp_start_hog(int cpu)
 {
 	struct sched_param sp = { .sched_priority = 50 };
+	pid_t pid, parent;
 	int pipefd[2];
-	pid_t pid;
 	char c;
 
 	if (pcp_leave_cpu(cpu) || pipe(pipefd))
 		return -1;
+	parent = getpid();
 	pid = fork();
 	if (!pid) {
 		close(pipefd[0]);
-		if (pcp_pin(cpu) || sched_setscheduler(0, SCHED_FIFO, &sp))
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent ||
+		    pcp_pin(cpu) || sched_setscheduler(0, SCHED_FIFO, &sp))
 			_exit(1);
 		if (write(pipefd[1], "x", 1) != 1)
 			_exit(1);
