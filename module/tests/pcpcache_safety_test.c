@@ -100,6 +100,7 @@
 #include <linux/string.h>
 #include <linux/pcpcache.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 
 #include "../blocks.h"
 #include "../compat.h"
@@ -1065,13 +1066,31 @@ static int offline_file_open(void)
 	return 0;
 }
 
+/*
+ * Write "offline" to the block's state. With the device hotplug lock
+ * busy, the store asks for the syscall to be restarted (-ERESTARTNOINTR,
+ * lock_device_hotplug_sysfs(), a signal pending flagged): a kernel_write()
+ * is no syscall, so it is written again here, until a fatal signal. Only
+ * kernel threads write (no case that offlines runs in the loading task),
+ * and they take no signal but the SIGKILL that ends a retry: the flag
+ * can go with flush_signals().
+ */
 static ssize_t offline_write(void)
 {
-	loff_t pos = 0;
+	ssize_t written;
+	loff_t pos;
 
 	if (!offline_file)
 		return -EINVAL;
-	return kernel_write(offline_file, "offline", 7, &pos);
+	for (;;) {
+		pos = 0;
+		written = kernel_write(offline_file, "offline", 7, &pos);
+		if (written != -ERESTARTNOINTR)
+			return written;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		flush_signals(current);
+	}
 }
 
 /* offline_write() in a thread of its own; killable. */
