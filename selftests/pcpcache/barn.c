@@ -56,6 +56,7 @@ FIXTURE(barn) {
 	char why[256];
 	int fd;
 	int cpu;	/* where the exact cases run: the second CPU, if any */
+	struct pcp_cpu_hold hold;	/* a CPU a case holds, let go here */
 };
 
 FIXTURE_SETUP(barn)
@@ -87,6 +88,7 @@ static void cpus_back_online(void)
 
 FIXTURE_TEARDOWN(barn)
 {
+	pcp_release_cpu(&self->hold);
 	cpus_back_online();
 	PCP_USER_FILE_TEARDOWN();
 }
@@ -573,7 +575,6 @@ TEST_F_TIMEOUT(barn, the_timer_trims_every_interval, 60)
 TEST_F_TIMEOUT(barn, the_trim_runs_while_the_arming_cpu_cannot, 60)
 {
 	int busy = pcp_nr_cpus() - 1, armer = busy > 1 ? 1 : 0;
-	struct pcp_cpu_hold hold;
 	struct pcp_stats before;
 	double start, t;
 
@@ -586,7 +587,7 @@ TEST_F_TIMEOUT(barn, the_trim_runs_while_the_arming_cpu_cannot, 60)
 	ASSERT_EQ(0, pcp_pin(armer));
 	ASSERT_EQ(0, pcp_write("mode", "barn"));
 	ASSERT_EQ(0, pcp_pin(busy));
-	ASSERT_EQ(0, pcp_hold_cpu(armer, &hold));
+	ASSERT_EQ(0, pcp_hold_cpu(armer, &self->hold));
 	ASSERT_EQ(0, pcp_read_stats(&before));
 	/* main 8, spare 8 and four full magazines in the barn */
 	ALLOC(6 * BATCH, 0);
@@ -599,7 +600,7 @@ TEST_F_TIMEOUT(barn, the_trim_runs_while_the_arming_cpu_cannot, 60)
 		READ_STATS();
 	} while (pcp_stat(&self->st, "barn") && now_s() - start < 10);
 	t = now_s() - start;
-	pcp_release_cpu(&hold);
+	pcp_release_cpu(&self->hold);
 	ASSERT_EQ(0, pcp_write("barn_trim_ms", "0"));
 	TH_LOG("CPU %d armed the trim and was held, CPU %d filled its barn: %lld pages there %.2f s later, %lld magazines trimmed",
 	       armer, busy, pcp_stat(&self->st, "barn"), t,
@@ -847,7 +848,6 @@ TEST_F_TIMEOUT(barn, a_write_lowers_the_barns_before_any_cpu_switches, 120)
 {
 	int held = pcp_nr_cpus() - 1, status = -1, waited;
 	char lock[16] = "", config[256] = "";
-	struct pcp_cpu_hold hold;
 	long long barn, gave;
 	struct pcp_stats before;
 	bool waiting;
@@ -861,7 +861,7 @@ TEST_F_TIMEOUT(barn, a_write_lowers_the_barns_before_any_cpu_switches, 120)
 	ASSERT_EQ(0, pcp_write("config", "mode=single batch=64 high=384 barn_full=32"));
 	ASSERT_EQ(0, pcp_write("drain", "1"));
 	ASSERT_EQ(0, pcp_read_stats(&before));
-	ASSERT_EQ(0, pcp_hold_cpu(held, &hold));
+	ASSERT_EQ(0, pcp_hold_cpu(held, &self->hold));
 	writer = fork();
 	if (!writer) {
 		pcp_pin(1);
@@ -880,7 +880,7 @@ TEST_F_TIMEOUT(barn, a_write_lowers_the_barns_before_any_cpu_switches, 120)
 	barn = pcp_stat(&self->st, "barn");
 	gave = DELTA(&before, "barn_gave_full");
 	waiting = writer > 0 && waitpid(writer, &status, WNOHANG) == 0;
-	pcp_release_cpu(&hold);
+	pcp_release_cpu(&self->hold);
 	if (waiting)
 		waitpid(writer, &status, 0);
 	ASSERT_LT(0, writer);

@@ -49,6 +49,7 @@ FIXTURE(safety) {
 	char why[256];
 	/* a memory cgroup made for the case: put back in the teardown */
 	bool cg_made, cg_mounted, cg_enabled;
+	struct pcp_cpu_hold hold;	/* a CPU a case holds, let go here */
 };
 
 FIXTURE_SETUP(safety)
@@ -72,6 +73,7 @@ static const char *case_cgroup;
 
 FIXTURE_TEARDOWN(safety)
 {
+	pcp_release_cpu(&self->hold);
 	case_cgroup = NULL;
 	if (self->cg_made)
 		cgroup_put_back(self->cg_mounted, self->cg_enabled);
@@ -774,7 +776,6 @@ TEST_F(safety, reads_do_not_wait_for_a_held_cpu)
 	static const char * const files[] = { "config", "mode", "high", "pagesets" };
 	int cpu = pcp_nr_cpus() - 1, status = -1, wstatus = -1, waited;
 	char lock[16] = "", buf[8192], path[128];
-	struct pcp_cpu_hold hold;
 	pid_t writer, reader;
 	bool done;
 	size_t i;
@@ -784,7 +785,7 @@ TEST_F(safety, reads_do_not_wait_for_a_held_cpu)
 		SKIP(return, "under lock=spin a write waits for no CPU");
 	if (cpu < 1)
 		SKIP(return, "needs two CPUs");
-	ASSERT_EQ(0, pcp_hold_cpu(cpu, &hold));
+	ASSERT_EQ(0, pcp_hold_cpu(cpu, &self->hold));
 	writer = fork();
 	if (!writer) {
 		pcp_pin(0);
@@ -808,7 +809,7 @@ TEST_F(safety, reads_do_not_wait_for_a_held_cpu)
 		usleep(100000);
 	}
 	done = waited < 100;
-	pcp_release_cpu(&hold);
+	pcp_release_cpu(&self->hold);
 	/* once the held CPU runs again, the write and the reads get through */
 	if (reader > 0 && !done)
 		waitpid(reader, &status, 0);

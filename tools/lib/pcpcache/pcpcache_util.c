@@ -1046,7 +1046,8 @@ pid_t pcp_start_hog(int cpu)
 /*
  * Hold @cpu as a real-time task that nothing throttles would: RT
  * throttling off (sched_rt_runtime_us -1) and a pcp_start_hog() there.
- * 0, or -1 with nothing changed. pcp_release_cpu() puts both back.
+ * 0, or -1 with nothing changed. pcp_release_cpu() puts both back: a
+ * fixture's teardown too, which runs after a failed assertion.
  */
 int pcp_hold_cpu(int cpu, struct pcp_cpu_hold *h)
 {
@@ -1063,7 +1064,7 @@ int pcp_hold_cpu(int cpu, struct pcp_cpu_hold *h)
 	return 0;
 }
 
-/* Kill the hog of pcp_hold_cpu() and put RT throttling back. */
+/* Kill the hog of pcp_hold_cpu() and put RT throttling back; once. */
 void pcp_release_cpu(struct pcp_cpu_hold *h)
 {
 	if (h->hog <= 0)
