@@ -847,14 +847,13 @@ TEST_F(barn, lowering_barn_full_gives_back_the_excess)
 TEST_F_TIMEOUT(barn, a_write_lowers_the_barns_before_any_cpu_switches, 120)
 {
 	int held = pcp_nr_cpus() - 1, status = -1, waited;
-	char lock[16] = "", config[256] = "";
+	char config[256] = "";
 	long long barn, gave;
 	struct pcp_stats before;
 	bool waiting;
 	pid_t writer;
 
-	pcp_read_file(PCP_SYSFS "/parameters/lock", lock, sizeof(lock));
-	if (strncmp(lock, "local", 5))
+	if (!pcp_lock_is("local"))
 		SKIP(return, "a write waits for a held CPU only under lock=local");
 	if (held < 2)
 		SKIP(return, "needs three CPUs");

@@ -775,13 +775,12 @@ TEST_F(safety, reads_do_not_wait_for_a_held_cpu)
 {
 	static const char * const files[] = { "config", "mode", "high", "pagesets" };
 	int cpu = pcp_nr_cpus() - 1, status = -1, wstatus = -1, waited;
-	char lock[16] = "", buf[8192], path[128];
+	char buf[8192], path[128];
 	pid_t writer, reader;
 	bool done;
 	size_t i;
 
-	pcp_read_file(PCP_SYSFS "/parameters/lock", lock, sizeof(lock));
-	if (strncmp(lock, "local", 5))
+	if (!pcp_lock_is("local"))
 		SKIP(return, "under lock=spin a write waits for no CPU");
 	if (cpu < 1)
 		SKIP(return, "needs two CPUs");

@@ -909,6 +909,16 @@ bool pcp_mode_is(const char *mode)
 	return pcp_read_file(path, buf, sizeof(buf)) > 0 && strstr(buf, want);
 }
 
+/* Whether the loaded module's locking design (its lock parameter) is @lock. */
+bool pcp_lock_is(const char *lock)
+{
+	char buf[32] = "";
+
+	return pcp_read_file(PCP_SYSFS "/parameters/lock", buf, sizeof(buf)) > 0 &&
+	       !strncmp(buf, lock, strlen(lock)) &&
+	       (buf[strlen(lock)] == '\n' || !buf[strlen(lock)]);
+}
+
 /*
  * The base pages a CPU's line of pagesets says it caches: its order
  * columns, the blocks of each order on every list it has (split mode's

@@ -131,6 +131,7 @@ long long pcp_kernel_pages_in_use(void);
 bool pcp_under_icount(void);
 long pcp_fill_to_limit(int fd, bool split);
 bool pcp_mode_is(const char *mode);
+bool pcp_lock_is(const char *lock);
 long pcp_pageset_pages(const struct pcp_pageset *set);
 int pcp_use_memory(long kb, long *ms);
 pid_t pcp_start_hog(int cpu);
