@@ -20,6 +20,12 @@
  *                    "refill" pages (this CPU's batch) left at home in
  *                    its block, the caller's page of the next refill: the
  *                    next allocations must not hand it out
+ *   hwpoison_barn    barn mode, batch "refill" (the caller loads pcpcache
+ *                    so): 3 * refill pages allocated and freed leave main
+ *                    and the spare full and one full magazine in the
+ *                    barn; memory_failure() on each of that magazine's
+ *                    pages: the next allocations, which take it from the
+ *                    barn, must hand none of them out
  *   pfmemalloc       a page from the emergency reserves is freed
  *   compound         an order-1 compound page is freed
  *   shared           a page someone else holds a reference to is freed:
@@ -114,7 +120,7 @@ MODULE_PARM_DESC(test, "the case to run at load; see the top of the file");
 
 static unsigned int refill;
 module_param(refill, uint, 0444);
-MODULE_PARM_DESC(refill, "the pages a refill takes on CPU 0 (the hwpoison_home case)");
+MODULE_PARM_DESC(refill, "the pages a refill takes on CPU 0 (the hwpoison_home and hwpoison_barn cases)");
 
 static int offline_block = -1;
 module_param(offline_block, int, 0444);
@@ -228,6 +234,87 @@ static int test_hwpoison_block(void)
 		return -EIO;
 	}
 	return 0;
+}
+
+/*
+ * Main's and the spare's 2b pages are handed out first, and are pages 0 to
+ * b - 1 and 2b to 3b - 1, none of those the barn's magazine has. Freed
+ * again, they fill main and the spare to b each, and the barn is not
+ * touched.
+ */
+static int barn_holds_the_rest(struct page **pages, unsigned int b)
+{
+	struct page **got;
+	unsigned int i, j;
+	int err = 0;
+
+	got = kcalloc(2 * b, sizeof(*got), GFP_KERNEL);
+	if (!got)
+		return -ENOMEM;
+	for (i = 0; i < 2 * b; i++) {
+		got[i] = pcpcache_alloc_page(GFP_KERNEL, false);
+		if (!got[i]) {
+			err = -ENOMEM;
+			break;
+		}
+		for (j = 0; j < 3 * b && pages[j] != got[i]; j++)
+			;
+		if (j >= b && j < 2 * b) {
+			pr_err("main or the spare held page %u, not the barn\n", j);
+			err = -EIO;
+		} else if (j == 3 * b) {
+			pr_err("allocation %u of main's and the spare's came from elsewhere\n",
+			       i + 1);
+			err = -EIO;
+		}
+	}
+	while (i--)
+		pcpcache_free_page(got[i], false);
+	kfree(got);
+	return err;
+}
+
+/*
+ * From empty lists and an empty barn, with a batch of b = refill: three
+ * refills of b, then the frees in order. The (b + 1)th finds main full and
+ * swaps it with the empty spare (pages 0 to b - 1); the (2b + 1)th finds
+ * main full again and gives it, pages b to 2b - 1, to the barn; the rest
+ * fill main. Those b pages are poisoned in the barn, and the sweep takes
+ * main, the spare, then the barn's magazine.
+ */
+static int test_hwpoison_barn(void)
+{
+	unsigned int i, nr = 3 * refill;
+	struct page **pages;
+	int err = 0;
+
+	if (!refill || refill > SAFETY_SWEEP / 4)
+		return -EINVAL;
+	pages = kcalloc(nr, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		pages[i] = pcpcache_alloc_page(GFP_KERNEL, false);
+		if (!pages[i]) {
+			err = -ENOMEM;
+			break;
+		}
+	}
+	nr = i;
+	for (i = 0; i < nr; i++)
+		pcpcache_free_page(pages[i], false);
+	err = barn_holds_the_rest(pages, refill);
+	for (i = refill; !err && i < 2 * refill; i++)
+		err = poison(pages[i]);
+	for (i = refill; !err && i < 2 * refill; i++) {
+		if (handed_out(pages[i])) {
+			pr_err("page %u of %u, poisoned in the barn, was handed out\n",
+			       i - refill + 1, refill);
+			err = -EIO;
+		}
+	}
+	kfree(pages);
+	return err;
 }
 
 /*
@@ -1386,6 +1473,7 @@ static const struct {
 	{ "hwpoison_freed", test_hwpoison_freed },
 	{ "hwpoison_block", test_hwpoison_block },
 	{ "hwpoison_home", test_hwpoison_home },
+	{ "hwpoison_barn", test_hwpoison_barn },
 	{ "pfmemalloc", test_pfmemalloc },
 	{ "compound", test_compound },
 	{ "shared", test_shared },

@@ -4,10 +4,11 @@
  * lists would:
  *
  * - it never caches or hands out a page the buddy allocator would refuse:
- *   poisoned, from the emergency reserves, compound, shared, or CMA (the
- *   test module pcpcache_safety_test.ko, built from module/tests/ and
- *   installed next to this program, hands it each; the counters must say
- *   it refused the page and the books must balance);
+ *   poisoned (in a barn's magazine too), from the emergency reserves,
+ *   compound, shared, or CMA (the test module pcpcache_safety_test.ko,
+ *   built from module/tests/ and installed next to this program, hands it
+ *   each; the counters must say it refused the page and the books must
+ *   balance);
  * - a caller whose memory policy excludes this CPU's node gets what
  *   alloc_page() would give it, not a page of this node, and a task bound
  *   to its node gets no other node's page when that node runs short;
@@ -172,6 +173,22 @@ TEST_F(safety, page_poisoned_at_home_is_not_handed_out)
 	ASSERT_EQ(0, sets[0].count);
 	snprintf(extra, sizeof(extra), "refill=%ld", sets[0].batch);
 	EXPECT_REFUSED("hwpoison_home", extra, "refused_hwpoison", false);
+}
+
+/*
+ * barn mode: a full magazine taken from the barn is checked page by page
+ * like main. With batch 8, the module's frees leave one magazine in the
+ * barn and it poisons each of its 8 pages; the allocations after take
+ * main, the spare and then that magazine from the barn, and must hand
+ * none of its pages out.
+ */
+TEST_F(safety, pages_poisoned_in_the_barn_are_not_handed_out)
+{
+	ASSERT_EQ(0, pcp_reload("mode=barn batch=8 high=378"));
+	EXPECT_REFUSED_PAGES("hwpoison_barn", "refill=8", "refused_hwpoison", false, 8);
+	/* the magazine was in the barn, and was taken from it */
+	EXPECT_LE(1, pcp_stat(&self->st, "barn_gave_full"));
+	EXPECT_LE(1, pcp_stat(&self->st, "barn_took_full"));
 }
 
 TEST_F(safety, page_from_the_reserves_is_not_cached)
