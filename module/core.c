@@ -1061,6 +1061,7 @@ EXPORT_SYMBOL_GPL(pcpcache_free_page);
  */
 struct pcpcache_deferred {
 	struct llist_head pages;	/* through page->lru, as transit's */
+	atomic_t nr;			/* base pages on @pages: the audit's */
 	struct irq_work work;
 	struct work_struct rt_work;	/* PREEMPT_RT: what work queues */
 	int cpu;
@@ -1084,6 +1085,7 @@ static void pcpcache_deferred_run(struct pcpcache_deferred *d, int cpu)
 {
 	struct llist_node *node, *next;
 	struct pcpcache_cut cut;
+	unsigned int taken = 0;
 	unsigned long why;
 	struct page *page;
 
@@ -1096,8 +1098,10 @@ static void pcpcache_deferred_run(struct pcpcache_deferred *d, int cpu)
 			why -= PCPCACHE_DEFERRED_CUT;
 			list_add_tail(&page->lru, &cut.pages[why]);
 			cut.count += 1U << why;
+			taken += 1U << why;
 			continue;
 		}
+		taken++;
 		if (why == PCPCACHE_NR_STATS) {
 			pcpcache_free(page, 0, false);
 			continue;
@@ -1105,6 +1109,8 @@ static void pcpcache_deferred_run(struct pcpcache_deferred *d, int cpu)
 		pcpcache_count(PCPCACHE_ORDER_FREE, 1);
 		pcpcache_free_refused(page, 0, why);
 	}
+	/* off the list and on their way: the audit reads again meanwhile */
+	atomic_sub(taken, &d->nr);
 	pcpcache_give_back_drained(&cut, cpu, PCPCACHE_DRAIN_HIGH);
 }
 
@@ -1136,6 +1142,7 @@ static void pcpcache_defer_free(struct page *page, enum pcpcache_stat why)
 	/* the list and the work of one CPU, whoever calls */
 	preempt_disable();
 	d = this_cpu_ptr(&pcpcache_deferred);
+	atomic_inc(&d->nr);
 	llist_add((struct llist_node *)&page->lru, &d->pages);
 	irq_work_queue(&d->work);
 	preempt_enable();
@@ -1156,6 +1163,7 @@ static void pcpcache_defer_cut(struct pcpcache_cut *cut)
 	for (order = 0; order < PCPCACHE_NR_ORDERS; order++) {
 		list_for_each_entry_safe(page, next, &cut->pages[order], lru) {
 			set_page_private(page, PCPCACHE_DEFERRED_CUT + order);
+			atomic_add(1 << order, &d->nr);
 			llist_add((struct llist_node *)&page->lru, &d->pages);
 		}
 	}
@@ -1171,6 +1179,7 @@ void pcpcache_deferred_init(void)
 		struct pcpcache_deferred *d = per_cpu_ptr(&pcpcache_deferred, cpu);
 
 		init_llist_head(&d->pages);
+		atomic_set(&d->nr, 0);
 		if (IS_ENABLED(CONFIG_PREEMPT_RT))
 			d->work = IRQ_WORK_INIT_HARD(pcpcache_deferred_work);
 		else
@@ -1200,15 +1209,42 @@ void pcpcache_deferred_dead(int cpu)
 	pcpcache_deferred_run(per_cpu_ptr(&pcpcache_deferred, cpu), cpu);
 }
 
-/* The pages on @cpu's deferred list; the audit's, with every CPU stopped. */
-unsigned int pcpcache_deferred_pages(int cpu)
+/**
+ * pcpcache_deferred_audit - walk @cpu's deferred list, every CPU stopped
+ * @cpu: the CPU
+ * @a: what was found, added to: base pages walked (@a->walked), those of
+ *     them cut off a magazine (@a->walked_cut: neither cached nor held,
+ *     not yet given back; the rest are frees, still held), what the
+ *     list's count says (@a->counted), and the lists whose walk and count
+ *     differ (@a->wrong)
+ *
+ * A page off the list but not yet freed, a page put on another CPU's list
+ * than the one that counted it, or a list its irq_work did not empty
+ * makes this CPU's walk and count differ, even where the sums over every
+ * CPU agree; the audit's reader reads again while a page is in flight,
+ * and a list that lost or kept a page never settles.
+ */
+void pcpcache_deferred_audit(int cpu, struct pcpcache_deferred_audit *a)
 {
+	struct pcpcache_deferred *d = per_cpu_ptr(&pcpcache_deferred, cpu);
 	struct llist_node *node;
-	unsigned int nr = 0;
+	unsigned long why, nr = 0;
+	struct page *page;
 
-	llist_for_each(node, per_cpu_ptr(&pcpcache_deferred, cpu)->pages.first)
-		nr++;
-	return nr;
+	llist_for_each(node, d->pages.first) {
+		page = list_entry((struct list_head *)node, struct page, lru);
+		why = page_private(page);
+		if (why >= PCPCACHE_DEFERRED_CUT) {
+			nr += 1UL << (why - PCPCACHE_DEFERRED_CUT);
+			a->walked_cut += 1UL << (why - PCPCACHE_DEFERRED_CUT);
+		} else {
+			nr++;
+		}
+	}
+	a->walked += nr;
+	a->counted += atomic_read(&d->nr);
+	if (nr != atomic_read(&d->nr))
+		a->wrong++;
 }
 
 /*

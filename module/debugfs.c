@@ -106,7 +106,7 @@ struct pcpcache_audit {
 	unsigned long walked_blocks;	/* pages at home, by the blocks' maps */
 	unsigned long blocks;		/* what the reserves' counts say */
 	unsigned long blocks_wrong;	/* blocks that disagree with themselves */
-	unsigned long walked_deferred;	/* _nolock() frees not yet done */
+	struct pcpcache_deferred_audit deferred; /* _nolock() frees and cuts */
 	unsigned long stats[PCPCACHE_NR_STATS];
 };
 
@@ -160,7 +160,7 @@ static void pcpcache_audit_cpu(struct pcpcache_audit *a, int cpu)
 	pcpcache_audit_transit(a, cpu);
 	a->walked_blocks += pcpcache_blocks_audit(cpu, &a->blocks_wrong);
 	a->blocks += pc->reserve.pages;
-	a->walked_deferred += pcpcache_deferred_pages(cpu);
+	pcpcache_deferred_audit(cpu, &a->deferred);
 }
 
 /*
@@ -230,7 +230,9 @@ static int audit_show(struct seq_file *m, void *v)
 			   a->walked_transit, a->transit);
 		seq_printf(m, "walked_blocks %lu\nblocks %lu\nblocks_wrong %lu\n",
 			   a->walked_blocks, a->blocks, a->blocks_wrong);
-		seq_printf(m, "walked_deferred %lu\n", a->walked_deferred);
+		seq_printf(m, "walked_deferred %lu\ndeferred %lu\ndeferred_wrong %lu\nwalked_deferred_cut %lu\n",
+			   a->deferred.walked, a->deferred.counted,
+			   a->deferred.wrong, a->deferred.walked_cut);
 		seq_printf(m, "buddy_alloc %lu\nbuddy_free %lu\nheld %ld\n",
 			   a->stats[PCPCACHE_BUDDY_ALLOC],
 			   a->stats[PCPCACHE_BUDDY_FREE],

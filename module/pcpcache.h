@@ -77,7 +77,15 @@ void pcpcache_high_moved(int cpu, unsigned int old, unsigned int new,
 void pcpcache_deferred_init(void);
 void pcpcache_deferred_sync(void);
 void pcpcache_deferred_dead(int cpu);
-unsigned int pcpcache_deferred_pages(int cpu);
+/* What the page audit finds on the deferred lists (debugfs's audit file) */
+struct pcpcache_deferred_audit {
+	unsigned long walked;		/* base pages on the lists */
+	unsigned long walked_cut;	/* of those, cut off a magazine */
+	unsigned long counted;		/* what the lists' counts say */
+	unsigned long wrong;		/* lists whose walk and count differ */
+};
+
+void pcpcache_deferred_audit(int cpu, struct pcpcache_deferred_audit *a);
 
 /* request.c: reaching other CPUs' magazines */
 int pcpcache_request_init(const struct pcpcache_config *cfg);
