@@ -40,7 +40,6 @@ struct pcpcache_config pcpcache_config = {
 	.high_min	= PCPCACHE_DEFAULT_HIGH_MIN,
 	.high_max	= PCPCACHE_DEFAULT_HIGH_MAX,
 	.barn_full	= PCPCACHE_DEFAULT_BARN_FULL,
-	.barn_empty	= PCPCACHE_DEFAULT_BARN_EMPTY,
 };
 
 static const struct pcpcache_config pcpcache_defaults = {
@@ -51,7 +50,6 @@ static const struct pcpcache_config pcpcache_defaults = {
 	.high_min	= PCPCACHE_DEFAULT_HIGH_MIN,
 	.high_max	= PCPCACHE_DEFAULT_HIGH_MAX,
 	.barn_full	= PCPCACHE_DEFAULT_BARN_FULL,
-	.barn_empty	= PCPCACHE_DEFAULT_BARN_EMPTY,
 };
 
 static DEFINE_MUTEX(pcpcache_config_mutex);
@@ -89,11 +87,9 @@ static void pcpcache_barns_lower(const struct pcpcache_config *old,
 
 	lockdep_assert_held(&pcpcache_config_mutex);
 
-	if (cfg->barn_full >= old->barn_full &&
-	    cfg->barn_empty >= old->barn_empty)
+	if (cfg->barn_full >= old->barn_full)
 		return;
-	lower.barn_full = min(old->barn_full, cfg->barn_full);
-	lower.barn_empty = min(old->barn_empty, cfg->barn_empty);
+	lower.barn_full = cfg->barn_full;
 	pcpcache_barns_reconfigure(&lower);
 }
 
@@ -300,8 +296,7 @@ static bool pcpcache_knobs_default(const struct pcpcache_config *cfg)
 	       cfg->cold_high == pcpcache_defaults.cold_high &&
 	       cfg->high_min == pcpcache_defaults.high_min &&
 	       cfg->high_max == pcpcache_defaults.high_max &&
-	       cfg->barn_full == pcpcache_defaults.barn_full &&
-	       cfg->barn_empty == pcpcache_defaults.barn_empty;
+	       cfg->barn_full == pcpcache_defaults.barn_full;
 }
 
 /**
@@ -328,11 +323,11 @@ int pcpcache_config_init(void)
 		bad = pcpcache_config_check(cfg, limit);
 	}
 	if (bad) {
-		pr_err("invalid parameter %s: batch=%u high=%u%s cold_batch=%u cold_high=%u high_min=%u high_max=%u barn_full=%u barn_empty=%u; need 1 <= batch <= high, 1 <= cold_batch <= cold_high, batches <= %u, high + cold_high <= %lu, 1 <= high_min <= high_max (under auto, high_min and high_max take high's place), barn_full and barn_empty <= %u, and in barn mode (2 + barn_full) * max(batch, 8) * %u <= %lu\n",
+		pr_err("invalid parameter %s: batch=%u high=%u%s cold_batch=%u cold_high=%u high_min=%u high_max=%u barn_full=%u; need 1 <= batch <= high, 1 <= cold_batch <= cold_high, batches <= %u, high + cold_high <= %lu, 1 <= high_min <= high_max (under auto, high_min and high_max take high's place), barn_full <= %u, and in barn mode (2 + barn_full) * max(batch, 8) * %u <= %lu\n",
 		       bad, cfg->batch, cfg->high,
 		       cfg->high_auto ? " (auto)" : "", cfg->cold_batch,
 		       cfg->cold_high, cfg->high_min, cfg->high_max,
-		       cfg->barn_full, cfg->barn_empty,
+		       cfg->barn_full,
 		       PCPCACHE_MAX_BATCH, limit, PCPCACHE_BARN_MAX,
 		       PCPCACHE_NR_BARN_ORDERS, limit);
 		return -EINVAL;

@@ -103,9 +103,9 @@ static size_t config_show(const struct pcpcache_ctl *ctl, char *buf,
 			pcpcache_mode_name(cfg.mode), cfg.batch);
 	len += high_format(&cfg, buf + len, size - len);
 	return len + scnprintf(buf + len, size - len,
-			       " cold_batch=%u cold_high=%u high_min=%u high_max=%u barn_full=%u barn_empty=%u\n",
+			       " cold_batch=%u cold_high=%u high_min=%u high_max=%u barn_full=%u\n",
 			       cfg.cold_batch, cfg.cold_high, cfg.high_min,
-			       cfg.high_max, cfg.barn_full, cfg.barn_empty);
+			       cfg.high_max, cfg.barn_full);
 }
 
 struct config_text {
@@ -373,7 +373,6 @@ const struct pcpcache_ctl pcpcache_ctls[] = {
 	PCPCACHE_CTL_KNOB("high_min", PCPCACHE_KNOB_HIGH_MIN),
 	PCPCACHE_CTL_KNOB("high_max", PCPCACHE_KNOB_HIGH_MAX),
 	PCPCACHE_CTL_KNOB("barn_full", PCPCACHE_KNOB_BARN_FULL),
-	PCPCACHE_CTL_KNOB("barn_empty", PCPCACHE_KNOB_BARN_EMPTY),
 	{ .name = "config", .show = config_show, .store = config_store },
 	{ .name = "generation", .show = generation_show },
 	{ .name = "limits", .show = limits_show },

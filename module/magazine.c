@@ -500,12 +500,10 @@ void mag_depot_init(struct pcpcache_depot *d, const struct pcpcache_config *cfg)
 			d->full_blocks[order][i] = 0;
 		}
 		d->nr_full[order] = 0;
-		d->nr_empty[order] = 0;
 		d->min_full[order] = 0;
 	}
 	WRITE_ONCE(d->pages, 0);
 	d->max_full = cfg->barn_full;
-	d->max_empty = cfg->barn_empty;
 }
 
 /* Give the @nr oldest full magazines of @order to @cut; the base pages. */
@@ -582,7 +580,6 @@ unsigned int mag_depot_reconfigure(struct pcpcache_depot *d,
 	unsigned int order, nr = 0;
 
 	d->max_full = cfg->barn_full;
-	d->max_empty = cfg->barn_empty;
 	for (order = 0; order < PCPCACHE_NR_ORDERS; order++) {
 		nr += depot_cut_larger(d, order, mag_batch(cfg->batch, order),
 				       cut);
@@ -590,8 +587,6 @@ unsigned int mag_depot_reconfigure(struct pcpcache_depot *d,
 			nr += depot_cut_oldest(d, order,
 					       d->nr_full[order] - d->max_full,
 					       cut);
-		if (d->nr_empty[order] > d->max_empty)
-			d->nr_empty[order] = d->max_empty;
 	}
 	return nr;
 }
@@ -706,9 +701,6 @@ enum mag_barn_done mag_barn_refill(struct pcpcache_mag *mag,
 	WRITE_ONCE(d->pages, d->pages - (nr << order));
 	if (d->min_full[order] > d->nr_full[order])
 		d->min_full[order] = d->nr_full[order];
-	/* mainm, empty, goes in its place */
-	if (d->nr_empty[order] < d->max_empty)
-		d->nr_empty[order]++;
 	return MAG_BARN_TOOK_FULL;
 }
 
@@ -760,9 +752,6 @@ enum mag_barn_done mag_barn_overflow(struct pcpcache_mag *mag,
 		WRITE_ONCE(d->pages, d->pages + (nr << order));
 		WRITE_ONCE(mainm->nr[order], 0);
 		WRITE_ONCE(mainm->count, mainm->count - (nr << order));
-		/* an empty one comes back for it */
-		if (d->nr_empty[order])
-			d->nr_empty[order]--;
 		done = MAG_BARN_GAVE_FULL;
 	} else {
 		cut_tail(mainm, order, nr, cut);

@@ -103,18 +103,17 @@ bool mag_high_cut(struct pcpcache_mag *mag);
  * sheaves (mm/slub.c, 6.18), here without its lock (barn.c). Each order
  * has a stack of full magazines, the oldest at the bottom, each a list of
  * the blocks a CPU's main magazine held when it was given in. An empty
- * magazine of pages holds nothing: only their number is kept, for the
- * exchanges it stands for. min_full is Bonwick's working-set estimate,
- * the fewest full magazines the barn had since the last trim: that many
- * were not needed, and the trim gives them back. pages is read unlocked.
+ * magazine of pages holds nothing, so the barn keeps none, nor a count of
+ * them. min_full is Bonwick's working-set estimate, the fewest full
+ * magazines the barn had since the last trim: that many were not needed,
+ * and the trim gives them back. pages is read unlocked.
  */
 struct pcpcache_depot {
 	struct list_head full[PCPCACHE_NR_ORDERS][PCPCACHE_BARN_MAX];
 	unsigned int full_blocks[PCPCACHE_NR_ORDERS][PCPCACHE_BARN_MAX];
 	unsigned int nr_full[PCPCACHE_NR_ORDERS];
-	unsigned int nr_empty[PCPCACHE_NR_ORDERS];
 	unsigned int min_full[PCPCACHE_NR_ORDERS];
-	unsigned int max_full, max_empty;
+	unsigned int max_full;
 	unsigned int pages;
 };
 

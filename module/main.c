@@ -105,8 +105,6 @@ module_param_named(high_max, pcpcache_config.high_max, uint, 0444);
 MODULE_PARM_DESC(high_max, "the most an auto-tuned high goes to (default 1134)");
 module_param_named(barn_full, pcpcache_config.barn_full, uint, 0444);
 MODULE_PARM_DESC(barn_full, "full magazines of each order a node's barn keeps, barn mode (default 4, at most 32)");
-module_param_named(barn_empty, pcpcache_config.barn_empty, uint, 0444);
-MODULE_PARM_DESC(barn_empty, "empty magazines of each order a node's barn counts, barn mode (default 4, at most 32)");
 
 #ifdef PCPCACHE_TEST_HOOKS
 /*

@@ -98,7 +98,6 @@ static const char * const pcpcache_knob_names[PCPCACHE_NR_KNOBS] = {
 	[PCPCACHE_KNOB_HIGH_MIN]	= "high_min",
 	[PCPCACHE_KNOB_HIGH_MAX]	= "high_max",
 	[PCPCACHE_KNOB_BARN_FULL]	= "barn_full",
-	[PCPCACHE_KNOB_BARN_EMPTY]	= "barn_empty",
 };
 
 const char *pcpcache_knob_name(enum pcpcache_knob knob)
@@ -133,8 +132,6 @@ unsigned int *pcpcache_knob(struct pcpcache_config *cfg,
 		return &cfg->high_max;
 	case PCPCACHE_KNOB_BARN_FULL:
 		return &cfg->barn_full;
-	case PCPCACHE_KNOB_BARN_EMPTY:
-		return &cfg->barn_empty;
 	default:
 		return NULL;
 	}
@@ -190,13 +187,13 @@ static unsigned long long barn_pages(const struct pcpcache_config *cfg,
  * both batches at most PCPCACHE_MAX_BATCH, high + cold_high <=
  * @max_per_cpu, and 1 <= high_min <= high_max. With high_auto, high_min
  * takes high's place in the first rule and high_max in the sum. They hold
- * in every mode, so a mode switch never needs a knob to change; so do
- * barn_full and barn_empty <= PCPCACHE_BARN_MAX. barn mode alone adds
- * one: a CPU's main and spare and its share of a barn, (2 + barn_full)
- * magazines of at most max(batch, 8) pages of each of 4 orders, within
- * @max_per_cpu (a barn has CPUs of its own node only, so there are no
- * more barns in use than CPUs; a node's barn goes back with its last
- * CPU, pcpcache_cpu_dead(), so none holds pages for CPUs gone).
+ * in every mode, so a mode switch never needs a knob to change; so does
+ * barn_full <= PCPCACHE_BARN_MAX. barn mode alone adds one: a CPU's main
+ * and spare and its share of a barn, (2 + barn_full) magazines of at
+ * most max(batch, 8) pages of each of 4 orders, within @max_per_cpu (a
+ * barn has CPUs of its own node only, so there are no more barns in use
+ * than CPUs; a node's barn goes back with its last CPU,
+ * pcpcache_cpu_dead(), so none holds pages for CPUs gone).
  *
  * Return: NULL when @cfg obeys them, else the name of the first setting
  * found at fault (for a sum too large, the larger of the two highs).
@@ -221,8 +218,6 @@ const char *pcpcache_config_check(const struct pcpcache_config *cfg,
 		return top_high(cfg) >= cfg->cold_high ? high : "cold_high";
 	if (cfg->barn_full > PCPCACHE_BARN_MAX)
 		return "barn_full";
-	if (cfg->barn_empty > PCPCACHE_BARN_MAX)
-		return "barn_empty";
 	if (cfg->mode == PCPCACHE_MODE_BARN &&
 	    barn_pages(cfg, cfg->barn_full) > max_per_cpu)
 		return "barn_full";

@@ -32,8 +32,8 @@ enum pcpcache_mode {
  * is used in split mode only. Defaults: 2.6.23 on a large zone. With
  * high_auto, each CPU's high moves between high_min and high_max with its
  * traffic, as the kernel's since 6.7, and high itself is not used.
- * barn_full and barn_empty are the most full and empty magazines of each
- * order a node's barn keeps in barn mode.
+ * barn_full is the most full magazines of each order a node's barn keeps
+ * in barn mode.
  */
 struct pcpcache_config {
 	enum pcpcache_mode mode;
@@ -44,7 +44,6 @@ struct pcpcache_config {
 	unsigned int high_min;
 	unsigned int high_max;
 	unsigned int barn_full;
-	unsigned int barn_empty;
 	bool high_auto;
 };
 
@@ -57,7 +56,6 @@ enum pcpcache_knob {
 	PCPCACHE_KNOB_HIGH_MIN,
 	PCPCACHE_KNOB_HIGH_MAX,
 	PCPCACHE_KNOB_BARN_FULL,
-	PCPCACHE_KNOB_BARN_EMPTY,
 	PCPCACHE_NR_KNOBS,
 };
 
@@ -75,15 +73,13 @@ enum pcpcache_knob {
 
 /*
  * barn mode: a node's barn keeps up to barn_full full magazines of each
- * order, and counts up to barn_empty empty ones (an empty magazine of
- * pages holds nothing: the count is kept for the exchanges it stands for).
- * Four full ones of each order per node by default, as many empty.
+ * order, four of each order per node by default. It keeps no empty ones:
+ * an empty magazine of pages holds nothing.
  */
 #define PCPCACHE_BARN_MAX		32
 /* the orders a magazine keeps: PCPCACHE_NR_ORDERS of magazine.h */
 #define PCPCACHE_NR_BARN_ORDERS		4
 #define PCPCACHE_DEFAULT_BARN_FULL	4
-#define PCPCACHE_DEFAULT_BARN_EMPTY	4
 
 /* The word written to high (and in config) for auto-tuning. */
 #define PCPCACHE_HIGH_AUTO		"auto"
@@ -125,7 +121,7 @@ static inline bool pcpcache_config_same(const struct pcpcache_config *a,
 	       a->high == b->high && a->cold_batch == b->cold_batch &&
 	       a->cold_high == b->cold_high && a->high_min == b->high_min &&
 	       a->high_max == b->high_max && a->high_auto == b->high_auto &&
-	       a->barn_full == b->barn_full && a->barn_empty == b->barn_empty;
+	       a->barn_full == b->barn_full;
 }
 
 #endif /* _PCPCACHE_POLICY_H */

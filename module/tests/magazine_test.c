@@ -588,7 +588,7 @@ TEST_F(mag, auto_high_decay_spares_a_busy_cpu)
 static const struct pcpcache_config barn_cfg = {
 	.mode = PCPCACHE_MODE_BARN,
 	.batch = 4, .high = 8, .cold_batch = 2, .cold_high = 4,
-	.high_min = 8, .high_max = 24, .barn_full = 2, .barn_empty = 2,
+	.high_min = 8, .high_max = 24, .barn_full = 2,
 };
 
 #define BARN_CPUS	2
@@ -714,9 +714,6 @@ static bool depot_books(struct pcpcache_depot *d, struct tpage *pages, int nr,
 		if (d->min_full[order] > d->nr_full[order])
 			return wrong("order %u: min_full %u over nr_full %u\n",
 				     order, d->min_full[order], d->nr_full[order]);
-		if (d->nr_empty[order] > d->max_empty)
-			return wrong("order %u: %u empty, at most %u\n", order,
-				     d->nr_empty[order], d->max_empty);
 		for (i = 0; i < PCPCACHE_BARN_MAX; i++) {
 			walked = walk(&d->full[order][i], order, pages, nr,
 				      order_of, seen);
@@ -918,8 +915,6 @@ TEST_F(barn, overflow_spare_then_barn_then_flush)
 	EXPECT_EQ(1U, self->w.depot.nr_full[0]);
 	EXPECT_EQ(4U, self->w.depot.full_blocks[0][0]);
 	EXPECT_EQ(4U, mag_depot_count(&self->w.depot));
-	/* no empty one was there to come back */
-	EXPECT_EQ(0U, self->w.depot.nr_empty[0]);
 	EXPECT_TRUE(BOOKS());
 
 	EXPECT_EQ(MAG_BARN_GAVE_FULL, barn_free_over(_metadata, &self->w, 0, 9, 13, 0));
@@ -1123,7 +1118,6 @@ TEST_F(barn, refill_takes_a_full_magazine)
 	EXPECT_EQ(4U, self->w.mag[1].lists[PCPCACHE_LIST_HOT].count);
 	EXPECT_EQ(1U, self->w.depot.nr_full[0]);
 	EXPECT_EQ(4U, mag_depot_count(&self->w.depot));
-	EXPECT_EQ(1U, self->w.depot.nr_empty[0]);
 	EXPECT_TRUE(BOOKS());
 	EXPECT_EQ(11, barn_take(&self->w, 1, 0));
 	EXPECT_EQ(MAG_BARN_NONE, mag_barn_refill(&self->w.mag[1], &self->w.depot, 0));
@@ -1134,30 +1128,13 @@ TEST_F(barn, refill_takes_a_full_magazine)
 	EXPECT_STREQ("7 6 5 4", MAIN_IDS(1, 0));
 	EXPECT_EQ(0U, self->w.depot.nr_full[0]);
 	EXPECT_EQ(0U, mag_depot_count(&self->w.depot));
-	EXPECT_EQ(2U, self->w.depot.nr_empty[0]);
 	EXPECT_TRUE(BOOKS());
 	while (barn_take(&self->w, 1, 0) >= 0)
 		;
 	EXPECT_EQ(MAG_BARN_NONE, mag_barn_refill(&self->w.mag[1], &self->w.depot, 0));
-	/* empty magazines are counted up to barn_empty */
-	EXPECT_EQ(2U, self->w.depot.nr_empty[0]);
-	/* a full one given in takes an empty one back */
+	/* the barn, empty, takes a full one again */
 	EXPECT_EQ(MAG_BARN_GAVE_FULL, barn_free_over(_metadata, &self->w, 0, 13, 17, 0));
-	EXPECT_EQ(1U, self->w.depot.nr_empty[0]);
-	EXPECT_TRUE(BOOKS());
-}
-
-/* The cap on empty magazines: barn_empty, 0 too. */
-TEST_F(barn, empty_magazines_are_capped)
-{
-	struct pcpcache_config cfg = barn_cfg;
-
-	cfg.barn_empty = 0;
-	mag_depot_init(&self->w.depot, &cfg);
-	EXPECT_EQ(MAG_BARN_SWAPPED, barn_free_over(_metadata, &self->w, 0, 0, 5, 0));
-	EXPECT_EQ(MAG_BARN_GAVE_FULL, barn_free_over(_metadata, &self->w, 0, 5, 9, 0));
-	EXPECT_EQ(MAG_BARN_TOOK_FULL, mag_barn_refill(&self->w.mag[1], &self->w.depot, 0));
-	EXPECT_EQ(0U, self->w.depot.nr_empty[0]);
+	EXPECT_EQ(1U, self->w.depot.nr_full[0]);
 	EXPECT_TRUE(BOOKS());
 }
 
@@ -1282,7 +1259,7 @@ TEST_F(barn, depot_cut_lowers_the_working_set)
 	EXPECT_TRUE(BOOKS());
 }
 
-/* A lowered barn_full cuts the oldest magazines over it; barn_empty too. */
+/* A lowered barn_full cuts the oldest magazines over it. */
 TEST_F(barn, depot_reconfigure_cuts_to_a_lowered_max)
 {
 	struct pcpcache_config cfg = barn_cfg;
@@ -1296,16 +1273,13 @@ TEST_F(barn, depot_reconfigure_cuts_to_a_lowered_max)
 	EXPECT_EQ(MAG_BARN_TOOK_FULL, mag_barn_refill(&self->w.mag[1], &self->w.depot, 0));
 	while (barn_take(&self->w, 1, 0) >= 0)
 		;
-	EXPECT_EQ(2U, self->w.depot.nr_empty[0]);
 	EXPECT_EQ(0U, self->w.depot.nr_full[0]);
 
-	cfg.barn_empty = 1;
+	/* the same limits: nothing moves */
 	EXPECT_EQ(0U, mag_depot_reconfigure(&self->w.depot, &cfg, &self->w.cut));
-	EXPECT_EQ(1U, self->w.depot.nr_empty[0]);
-	EXPECT_EQ(1U, self->w.depot.max_empty);
+	EXPECT_EQ(2U, self->w.depot.max_full);
 	EXPECT_EQ(MAG_BARN_GAVE_FULL, barn_free_over(_metadata, &self->w, 0, 13, 17, 0));
 	EXPECT_EQ(MAG_BARN_GAVE_FULL, barn_free_over(_metadata, &self->w, 0, 17, 21, 0));
-	EXPECT_EQ(0U, self->w.depot.nr_empty[0]);
 	EXPECT_EQ(2U, self->w.depot.nr_full[0]);
 
 	/* raised: nothing moves */
@@ -1522,9 +1496,8 @@ TEST(barn_random_traffic_keeps_the_books)
 		} else if (r < 990) {
 			mag_shrink(mag, barn_rand(&seed) % 16, &cut);
 		} else {
-			/* barn_full and barn_empty changed under it */
+			/* barn_full changed under it */
 			cfg.barn_full = barn_rand(&seed) % 5;
-			cfg.barn_empty = barn_rand(&seed) % 5;
 			mag_depot_reconfigure(&depot, &cfg, &cut);
 			ASSERT_EQ(cfg.barn_full, depot.max_full);
 		}
@@ -1586,7 +1559,7 @@ TEST(batch_scales_down_by_order)
 
 /*
  * The fields in order: mode, batch, high, cold_batch, cold_high, high_min,
- * high_max, barn_full, barn_empty, high_auto.
+ * high_max, barn_full, high_auto.
  */
 TEST(config_rules)
 {
@@ -1617,18 +1590,16 @@ TEST(config_rules)
 		/* high_min <= high_max always; auto: batch <= high_min ... */
 		{ { 1, 63, 378, 31, 126, 10, 9 }, 100000, "high_min" },
 		{ { 1, 63, 378, 31, 126, 0, 9 }, 100000, "high_min" },
-		{ { 1, 63, 1, 31, 126, 62, 1000, 0, 0, true }, 100000, "batch" },
-		{ { 1, 63, 1, 31, 126, 63, 1000, 0, 0, true }, 100000, NULL },
+		{ { 1, 63, 1, 31, 126, 62, 1000, 0, true }, 100000, "batch" },
+		{ { 1, 63, 1, 31, 126, 63, 1000, 0, true }, 100000, NULL },
 		/* ... and high_max + cold_high within the bound */
-		{ { 1, 63, 1, 31, 126, 378, 1134, 0, 0, true }, 1260, NULL },
-		{ { 1, 63, 1, 31, 126, 378, 1134, 0, 0, true }, 1259, "high_max" },
-		{ { 1, 63, 99999, 31, 126, 378, 1134, 0, 0, true }, 1260, NULL },
-		/* barn_full and barn_empty at most 32, in every mode */
-		{ { 1, 63, 378, 31, 126, 1, 1, 32, 32 }, 504, NULL },
-		{ { 1, 63, 378, 31, 126, 1, 1, 33, 4 }, 504, "barn_full" },
-		{ { 1, 63, 378, 31, 126, 1, 1, 4, 33 }, 504, "barn_empty" },
-		{ { 0, 63, 378, 31, 126, 1, 1, UINT_MAX, 4 }, ULONG_MAX, "barn_full" },
-		{ { 5, 63, 378, 31, 126, 1, 1, 4, UINT_MAX }, ULONG_MAX, "barn_empty" },
+		{ { 1, 63, 1, 31, 126, 378, 1134, 0, true }, 1260, NULL },
+		{ { 1, 63, 1, 31, 126, 378, 1134, 0, true }, 1259, "high_max" },
+		{ { 1, 63, 99999, 31, 126, 378, 1134, 0, true }, 1260, NULL },
+		/* barn_full at most 32, in every mode */
+		{ { 1, 63, 378, 31, 126, 1, 1, 32 }, 504, NULL },
+		{ { 1, 63, 378, 31, 126, 1, 1, 33 }, 504, "barn_full" },
+		{ { 0, 63, 378, 31, 126, 1, 1, UINT_MAX }, ULONG_MAX, "barn_full" },
 		/*
 		 * barn mode: (2 + barn_full) * max(batch, 8) * 4 within the
 		 * bound: a magazine of batch 1 still holds an order-3 block
@@ -1638,21 +1609,21 @@ TEST(config_rules)
 		{ { 5, 1, 1, 1, 1, 1, 1 }, 63, "barn_full" },
 		{ { 5, 1, 1, 1, 1, 1, 1, 32 }, 1088, NULL },
 		{ { 5, 1, 1, 1, 1, 1, 1, 32 }, 1087, "barn_full" },
-		{ { 5, 63, 378, 31, 126, 1, 1, 4, 4 }, 1512, NULL },
-		{ { 5, 63, 378, 31, 126, 1, 1, 4, 4 }, 1511, "barn_full" },
-		{ { 1, 63, 378, 31, 126, 1, 1, 4, 4 }, 504, NULL },
-		{ { 5, 63, 378, 31, 126, 1, 1, 0, 4 }, 504, NULL },
-		{ { 5, 63, 378, 31, 126, 1, 1, 1, 4 }, 504, "barn_full" },
+		{ { 5, 63, 378, 31, 126, 1, 1, 4 }, 1512, NULL },
+		{ { 5, 63, 378, 31, 126, 1, 1, 4 }, 1511, "barn_full" },
+		{ { 1, 63, 378, 31, 126, 1, 1, 4 }, 504, NULL },
+		{ { 5, 63, 378, 31, 126, 1, 1, 0 }, 504, NULL },
+		{ { 5, 63, 378, 31, 126, 1, 1, 1 }, 504, "barn_full" },
 		/* the other rules first */
-		{ { 5, 63, 378, 31, 126, 1, 1, 4, 4 }, 503, "high" },
-		{ { 5, 0, 378, 31, 126, 1, 1, 4, 4 }, 1512, "batch" },
-		{ { 5, 63, 1, 31, 126, 62, 1000, 4, 4, true }, 100000, "batch" },
-		{ { 5, 63, 378, 31, 126, 1, 1, 33, 4 }, 100, "high" },
-		{ { 5, 63, 378, 31, 126, 1, 1, 33, 4 }, 100000, "barn_full" },
+		{ { 5, 63, 378, 31, 126, 1, 1, 4 }, 503, "high" },
+		{ { 5, 0, 378, 31, 126, 1, 1, 4 }, 1512, "batch" },
+		{ { 5, 63, 1, 31, 126, 62, 1000, 4, true }, 100000, "batch" },
+		{ { 5, 63, 378, 31, 126, 1, 1, 33 }, 100, "high" },
+		{ { 5, 63, 378, 31, 126, 1, 1, 33 }, 100000, "barn_full" },
 		/* neither in barn_pages' 64 bits nor in the bound do they wrap */
-		{ { 5, 4096, 4096, 1, 1, 1, 1, 32, 32 }, 557056, NULL },
-		{ { 5, 4096, 4096, 1, 1, 1, 1, 32, 32 }, 557055, "barn_full" },
-		{ { 5, 4096, UINT_MAX, 1, 1, 1, 1, 32, 32 }, ULONG_MAX, NULL },
+		{ { 5, 4096, 4096, 1, 1, 1, 1, 32 }, 557056, NULL },
+		{ { 5, 4096, 4096, 1, 1, 1, 1, 32 }, 557055, "barn_full" },
+		{ { 5, 4096, UINT_MAX, 1, 1, 1, 1, 32 }, ULONG_MAX, NULL },
 	};
 	unsigned int i;
 
@@ -1688,36 +1659,36 @@ TEST(config_fit)
 		{ { 2, 10, 10, 1, 1000, 1, 1 }, { 2, 1, 1, 1, 99, 1, 1 }, 100, true },
 		{ { 0, 4, UINT_MAX, 4, UINT_MAX, 1, 1 }, { 0, 4, 500, 4, 500, 1, 1 }, 1000, true },
 		/* auto: high_max takes high's place, high_min and batch follow */
-		{ { 1, 63, 378, 31, 126, 378, 1134, 0, 0, true },
-		  { 1, 63, 378, 31, 121, 378, 1087, 0, 0, true }, 1208, true },
-		{ { 1, 63, 378, 31, 126, 378, 1134, 0, 0, true },
-		  { 1, 9, 378, 1, 1, 9, 9, 0, 0, true }, 10, true },
+		{ { 1, 63, 378, 31, 126, 378, 1134, 0, true },
+		  { 1, 63, 378, 31, 121, 378, 1087, 0, true }, 1208, true },
+		{ { 1, 63, 378, 31, 126, 378, 1134, 0, true },
+		  { 1, 9, 378, 1, 1, 9, 9, 0, true }, 10, true },
 		/* barn's knobs are left alone outside barn mode */
-		{ { 1, 63, 378, 31, 126, 1, 1, 32, 32 },
-		  { 1, 63, 378, 31, 126, 1, 1, 32, 32 }, 504, false },
-		{ { 4, 63, 378, 31, 126, 1, 1, 32, 32 },
-		  { 4, 63, 96, 31, 32, 1, 1, 32, 32 }, 128, true },
+		{ { 1, 63, 378, 31, 126, 1, 1, 32 },
+		  { 1, 63, 378, 31, 126, 1, 1, 32 }, 504, false },
+		{ { 4, 63, 378, 31, 126, 1, 1, 32 },
+		  { 4, 63, 96, 31, 32, 1, 1, 32 }, 128, true },
 		/* barn mode: (2 + barn_full) * 63 * 4 within the bound */
-		{ { 5, 63, 378, 31, 126, 1, 1, 4, 4 },
-		  { 5, 63, 378, 31, 126, 1, 1, 4, 4 }, 1512, false },
-		{ { 5, 63, 378, 31, 126, 1, 1, 4, 4 },
-		  { 5, 63, 378, 31, 126, 1, 1, 3, 4 }, 1511, true },
-		{ { 5, 63, 378, 31, 126, 1, 1, 4, 4 },
-		  { 5, 63, 378, 31, 126, 1, 1, 1, 4 }, 1000, true },
-		{ { 5, 63, 378, 31, 126, 1, 1, 4, 4 },
-		  { 5, 63, 378, 31, 126, 1, 1, 0, 4 }, 504, true },
+		{ { 5, 63, 378, 31, 126, 1, 1, 4 },
+		  { 5, 63, 378, 31, 126, 1, 1, 4 }, 1512, false },
+		{ { 5, 63, 378, 31, 126, 1, 1, 4 },
+		  { 5, 63, 378, 31, 126, 1, 1, 3 }, 1511, true },
+		{ { 5, 63, 378, 31, 126, 1, 1, 4 },
+		  { 5, 63, 378, 31, 126, 1, 1, 1 }, 1000, true },
+		{ { 5, 63, 378, 31, 126, 1, 1, 4 },
+		  { 5, 63, 378, 31, 126, 1, 1, 0 }, 504, true },
 		/* the highs first, then barn_full to none, then batch */
-		{ { 5, 63, 378, 31, 126, 1, 1, 4, 4 },
-		  { 5, 50, 300, 31, 100, 1, 1, 0, 4 }, 400, true },
-		{ { 5, 63, 378, 31, 126, 1, 1, 4, 4 },
-		  { 5, 8, 48, 16, 16, 1, 1, 0, 4 }, 64, true },
+		{ { 5, 63, 378, 31, 126, 1, 1, 4 },
+		  { 5, 50, 300, 31, 100, 1, 1, 0 }, 400, true },
+		{ { 5, 63, 378, 31, 126, 1, 1, 4 },
+		  { 5, 8, 48, 16, 16, 1, 1, 0 }, 64, true },
 		/* below two magazines of 8 pages of each order: no fit */
-		{ { 5, 63, 378, 31, 126, 1, 1, 4, 4 },
-		  { 5, 1, 6, 2, 2, 1, 1, 0, 4 }, 8, false },
-		{ { 5, 4096, 8192, 1, 8192, 1, 1, 32, 32 },
-		  { 5, 4096, 8192, 1, 8192, 1, 1, 30, 32 }, 524288, true },
-		{ { 5, 63, 378, 31, 126, 378, 1134, 4, 4, true },
-		  { 5, 63, 378, 31, 126, 378, 1134, 3, 4, true }, 1260, true },
+		{ { 5, 63, 378, 31, 126, 1, 1, 4 },
+		  { 5, 1, 6, 2, 2, 1, 1, 0 }, 8, false },
+		{ { 5, 4096, 8192, 1, 8192, 1, 1, 32 },
+		  { 5, 4096, 8192, 1, 8192, 1, 1, 30 }, 524288, true },
+		{ { 5, 63, 378, 31, 126, 378, 1134, 4, true },
+		  { 5, 63, 378, 31, 126, 378, 1134, 3, true }, 1260, true },
 	};
 	unsigned int i;
 
@@ -1729,10 +1700,9 @@ TEST(config_fit)
 			TH_LOG("case %u", i);
 		}
 		EXPECT_TRUE(pcpcache_config_same(&cfg, want)) {
-			TH_LOG("case %u: got %u %u %u %u %u %u %u %u", i, cfg.batch,
+			TH_LOG("case %u: got %u %u %u %u %u %u %u", i, cfg.batch,
 			       cfg.high, cfg.cold_batch, cfg.cold_high,
-			       cfg.high_min, cfg.high_max, cfg.barn_full,
-			       cfg.barn_empty);
+			       cfg.high_min, cfg.high_max, cfg.barn_full);
 		}
 		if (cases[i].changed)
 			EXPECT_EQ(NULL, pcpcache_config_check(&cfg, cases[i].max)) {
@@ -1759,10 +1729,10 @@ TEST(max_per_cpu)
 
 TEST(knobs)
 {
-	struct pcpcache_config cfg = { 1, 10, 20, 30, 40, 50, 60, 70, 80 };
+	struct pcpcache_config cfg = { 1, 10, 20, 30, 40, 50, 60, 70 };
 	const char * const names[] = { "batch", "high", "cold_batch",
 				       "cold_high", "high_min", "high_max",
-				       "barn_full", "barn_empty" };
+				       "barn_full" };
 	int k;
 
 	ASSERT_EQ(ARRAY_SIZE(names), PCPCACHE_NR_KNOBS);
@@ -1778,14 +1748,13 @@ TEST(barn_defaults)
 {
 	EXPECT_EQ(32, PCPCACHE_BARN_MAX);
 	EXPECT_EQ(4, PCPCACHE_DEFAULT_BARN_FULL);
-	EXPECT_EQ(4, PCPCACHE_DEFAULT_BARN_EMPTY);
 	EXPECT_EQ(PCPCACHE_NR_ORDERS, PCPCACHE_NR_BARN_ORDERS);
 	/* the defaults fit a 1 GiB machine of 4 CPUs: 16384 pages each */
 	EXPECT_EQ(NULL, pcpcache_config_check(&(struct pcpcache_config){
 		PCPCACHE_MODE_BARN, PCPCACHE_DEFAULT_BATCH, PCPCACHE_DEFAULT_HIGH,
 		PCPCACHE_DEFAULT_COLD_BATCH, PCPCACHE_DEFAULT_COLD_HIGH,
 		PCPCACHE_DEFAULT_HIGH_MIN, PCPCACHE_DEFAULT_HIGH_MAX,
-		PCPCACHE_DEFAULT_BARN_FULL, PCPCACHE_DEFAULT_BARN_EMPTY },
+		PCPCACHE_DEFAULT_BARN_FULL },
 		pcpcache_max_per_cpu(262144, 4)));
 }
 

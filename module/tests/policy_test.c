@@ -118,10 +118,10 @@ TEST(name_of_unknown_mode_is_null)
 
 /*
  * The fields in order: mode, batch, high, cold_batch, cold_high, high_min,
- * high_max, barn_full, barn_empty, high_auto; the defaults' barn knobs 4.
+ * high_max, barn_full, high_auto; the defaults' barn_full 4.
  */
 static const struct pcpcache_config defaults = {
-	1, 63, 378, 31, 126, 378, 1134, 4, 4
+	1, 63, 378, 31, 126, 378, 1134, 4
 };
 
 /* "key=value ..." settings: all of them apply, or parsing fails. */
@@ -132,12 +132,12 @@ TEST(config_parse)
 		int err;
 		struct pcpcache_config want;
 	} cases[] = {
-		{ "batch=8", 0, { 1, 8, 378, 31, 126, 378, 1134, 4, 4 } },
-		{ "batch=8 high=64\n", 0, { 1, 8, 64, 31, 126, 378, 1134, 4, 4 } },
+		{ "batch=8", 0, { 1, 8, 378, 31, 126, 378, 1134, 4 } },
+		{ "batch=8 high=64\n", 0, { 1, 8, 64, 31, 126, 378, 1134, 4 } },
 		{ "mode=split cold_batch=1 cold_high=2", 0,
-		  { 2, 63, 378, 1, 2, 378, 1134, 4, 4 } },
+		  { 2, 63, 378, 1, 2, 378, 1134, 4 } },
 		{ "high=4294967295", 0,
-		  { 1, 63, 4294967295U, 31, 126, 378, 1134, 4, 4 } },
+		  { 1, 63, 4294967295U, 31, 126, 378, 1134, 4 } },
 		{ "", -EINVAL }, { "\n", -EINVAL }, { "batch", -EINVAL },
 		{ "batch=", -EINVAL }, { "batch=-1", -EINVAL },
 		{ "batch=1x", -EINVAL }, { "batch=4294967296", -EINVAL },
@@ -147,7 +147,7 @@ TEST(config_parse)
 		{ "mode=single mode=split", -EINVAL }, { "bogus=1", -EINVAL },
 		{ "Batch=1", -EINVAL }, { "batch=1\n\n", -EINVAL },
 		/* numbers as every file reads them (parse.h) */
-		{ "batch=0000000008", 0, { 1, 8, 378, 31, 126, 378, 1134, 4, 4 } },
+		{ "batch=0000000008", 0, { 1, 8, 378, 31, 126, 378, 1134, 4 } },
 		{ "batch=00000000008", -EINVAL }, { "batch=+8", -EINVAL },
 		{ "batch=0x10", -EINVAL }, { "batch=8\t", -EINVAL },
 		{ "batch=\t8", -EINVAL }, { "mode=split\n\n", -EINVAL },
@@ -155,22 +155,22 @@ TEST(config_parse)
 		{ "batch=1 mode=single high=2 cold_batch=1 cold_high=2 batch=3",
 		  -EINVAL },
 		/* high=auto, and its range */
-		{ "high=auto", 0, { 1, 63, 378, 31, 126, 378, 1134, 4, 4, true } },
+		{ "high=auto", 0, { 1, 63, 378, 31, 126, 378, 1134, 4, true } },
 		{ "high=auto high_min=100 high_max=200\n", 0,
-		  { 1, 63, 378, 31, 126, 100, 200, 4, 4, true } },
+		  { 1, 63, 378, 31, 126, 100, 200, 4, true } },
 		{ "high=Auto", -EINVAL }, { "high=auto1", -EINVAL },
 		{ "high= auto", -EINVAL }, { "high=auto high=5", -EINVAL },
 		{ "high_min=-1", -EINVAL }, { "high_max=", -EINVAL },
 		/* barn mode and its knobs; their bounds are the rules' */
-		{ "mode=barn", 0, { PCPCACHE_MODE_BARN, 63, 378, 31, 126, 378, 1134, 4, 4 } },
-		{ "mode=barn barn_full=8 barn_empty=0\n", 0,
-		  { PCPCACHE_MODE_BARN, 63, 378, 31, 126, 378, 1134, 8, 0 } },
-		{ "barn_empty=2 barn_full=0", 0,
-		  { 1, 63, 378, 31, 126, 378, 1134, 0, 2 } },
+		{ "mode=barn", 0, { PCPCACHE_MODE_BARN, 63, 378, 31, 126, 378, 1134, 4 } },
+		{ "mode=barn barn_full=8\n", 0,
+		  { PCPCACHE_MODE_BARN, 63, 378, 31, 126, 378, 1134, 8 } },
+		{ "barn_full=0 batch=8", 0,
+		  { 1, 8, 378, 31, 126, 378, 1134, 0 } },
 		{ "barn_full=4294967295", 0,
-		  { 1, 63, 378, 31, 126, 378, 1134, 4294967295U, 4 } },
+		  { 1, 63, 378, 31, 126, 378, 1134, 4294967295U } },
 		{ "barn_full=", -EINVAL }, { "barn_full=-1", -EINVAL },
-		{ "barn_full=auto", -EINVAL }, { "barn_empty=4294967296", -EINVAL },
+		{ "barn_full=auto", -EINVAL }, { "barn_full=4294967296", -EINVAL },
 		{ "barn_full=1 barn_full=2", -EINVAL }, { "Barn_full=1", -EINVAL },
 		{ "barn=1", -EINVAL }, { "barn_ful=1", -EINVAL },
 		{ "mode=Barn", -EINVAL }, { "mode=barn mode=barn", -EINVAL },
@@ -219,25 +219,28 @@ TEST(config_same_sees_every_field)
 /* Which keys a configuration gave: the config file lists every one. */
 TEST(config_parse_keys)
 {
-	/* every key but barn's two, then every key */
+	/* every key but barn_full, then every key */
 	const char *old =
 		"mode=barn batch=1 high=2 cold_batch=1 cold_high=2 high_min=2 high_max=3";
-	struct pcpcache_config cfg = defaults;
+	struct pcpcache_config cfg = defaults, before;
 	unsigned int seen;
 	char all[128];
 
-	snprintf(all, sizeof(all), "%s barn_full=5 barn_empty=6", old);
+	snprintf(all, sizeof(all), "%s barn_full=5", old);
 	EXPECT_EQ(0, pcpcache_config_parse_keys(&cfg, all, strlen(all), &seen));
 	EXPECT_EQ(PCPCACHE_ALL_KEYS, seen);
 	EXPECT_EQ(PCPCACHE_MODE_BARN, cfg.mode);
 	EXPECT_EQ(5U, cfg.barn_full);
-	EXPECT_EQ(6U, cfg.barn_empty);
 	EXPECT_EQ(0, pcpcache_config_parse_keys(&cfg, "batch=8 mode=split", 18, &seen));
 	EXPECT_EQ(1U << PCPCACHE_KNOB_BATCH | 1U << PCPCACHE_NR_KNOBS, seen);
-	EXPECT_EQ(0, pcpcache_config_parse_keys(&cfg, "barn_empty=1", 12, &seen));
-	EXPECT_EQ(1U << PCPCACHE_KNOB_BARN_EMPTY, seen);
+	EXPECT_EQ(0, pcpcache_config_parse_keys(&cfg, "barn_full=1", 11, &seen));
+	EXPECT_EQ(1U << PCPCACHE_KNOB_BARN_FULL, seen);
+	/* barn_empty, a knob no more, is an unknown key: nothing changes */
+	before = cfg;
+	EXPECT_EQ(-EINVAL, pcpcache_config_parse_keys(&cfg, "barn_empty=1", 12, &seen));
+	EXPECT_TRUE(pcpcache_config_same(&before, &cfg));
 	EXPECT_EQ(-EINVAL, pcpcache_config_parse_keys(&cfg, "batch=8 batch=9", 15, &seen));
-	/* the line the config file writes, without barn's knobs, lacks keys */
+	/* the line the config file writes, without barn_full, lacks keys */
 	EXPECT_EQ(0, pcpcache_config_parse_keys(&cfg, old, strlen(old), &seen));
 	EXPECT_NE(PCPCACHE_ALL_KEYS, seen);
 }

@@ -22,8 +22,7 @@
 #include "pcpcache_harness.h"
 
 static const char * const knob_names[] = { "batch", "high", "cold_batch",
-					   "cold_high", "barn_full",
-					   "barn_empty" };
+					   "cold_high", "barn_full" };
 static const char * const mode_names[] = { "passthrough", "single", "split",
 					   "remote", "blocks", "barn" };
 #define MODES_DEFAULT	"passthrough [single] split remote blocks barn\n"
@@ -31,7 +30,7 @@ static const char * const mode_names[] = { "passthrough", "single", "split",
 /* What the files say about the configuration. */
 struct config {
 	char mode[64];
-	long knob[6];
+	long knob[5];
 };
 
 static int read_config(struct config *c)
@@ -110,7 +109,7 @@ static const struct {
 	{ "fault_refill", 0600, 0 }, { "bench", 0600, 0 },
 	{ "delay_block_setup", 0600, 0 },
 	{ "barn_trim", 0200, 0 }, { "barn_trim_ms", 0600, 0 },
-	{ "barn_full", 0600, 0644 }, { "barn_empty", 0600, 0644 },
+	{ "barn_full", 0600, 0644 },
 };
 
 FIXTURE(knobs) {
@@ -229,9 +228,8 @@ TEST_F(knobs, defaults_are_2_6_23)
 	EXPECT_EQ(378, c.knob[1]);
 	EXPECT_EQ(31, c.knob[2]);
 	EXPECT_EQ(126, c.knob[3]);
-	/* barn mode's: four full magazines of each order a barn, as many empty */
+	/* barn mode's: four full magazines of each order a barn */
 	EXPECT_EQ(4, c.knob[4]);
-	EXPECT_EQ(4, c.knob[5]);
 }
 
 TEST_F(knobs, writes_take_effect_everywhere)
@@ -259,11 +257,8 @@ TEST_F(knobs, writes_take_effect_everywhere)
 				   sizeof(buf)));
 	EXPECT_STREQ("40\n", buf);
 	ASSERT_EQ(0, pcp_write("barn_full", "2\n"));
-	ASSERT_EQ(0, pcp_write("barn_empty", "0"));
 	ASSERT_EQ(0, pcp_read_long("barn_full", &val));
 	EXPECT_EQ(2, val);
-	ASSERT_EQ(0, pcp_read_long("barn_empty", &val));
-	EXPECT_EQ(0, val);
 	ASSERT_LT(0, pcp_read_file(PCP_SYSFS "/parameters/barn_full", buf,
 				   sizeof(buf)));
 	EXPECT_STREQ("2\n", buf);
@@ -311,9 +306,8 @@ TEST_F(knobs, bad_writes_change_nothing)
 		{ "delay_block_setup", "2001" }, { "delay_block_setup", "-1" },
 		{ "barn_trim", "0" }, { "barn_trim", "2" },
 		{ "barn_trim_ms", "600001" }, { "barn_trim_ms", "-1" },
-		{ "barn_full", "33" }, { "barn_empty", "33" },
-		{ "barn_full", "4294967296" }, { "barn_empty", "-1" },
-		{ "config", "barn_full=33" }, { "config", "barn_empty=33" },
+		{ "barn_full", "33" }, { "barn_full", "4294967296" },
+		{ "config", "barn_full=33" },
 		{ "config", "mode=barn barn_full=33" },
 		{ "mode", "Barn" }, { "mode", "barns" }, { "mode", "bar" },
 	};
@@ -363,7 +357,7 @@ TEST_F(knobs, an_empty_write_changes_nothing)
 {
 	static const char * const writable[] = {
 		"mode", "batch", "high", "cold_batch", "cold_high", "barn_full",
-		"barn_empty", "config", "drain",
+		"config", "drain",
 	};
 	struct config before, after;
 	long gen, gen_after;
@@ -443,7 +437,7 @@ TEST_F(knobs, one_grammar_everywhere)
 		{ "barn_trim", "%s", 1 }, { "barn_trim_ms", "%s", 5000 },
 		{ "config", "batch=%s", 8 }, { "config", "cold_high=%s", 100 },
 		{ "config", "mode=split high=%s", 100 },
-		{ "barn_full", "%s", 8 }, { "barn_empty", "%s", 8 },
+		{ "barn_full", "%s", 8 },
 		{ "config", "mode=barn barn_full=%s", 8 },
 		{ "bench", "counter 100 1 %s", 0 },
 	};
@@ -588,8 +582,8 @@ TEST_F(knobs, limits_are_the_rules)
  * barn mode adds a rule: (2 + barn_full) * max(batch, 8) * 4 <=
  * max_high_sum. A batch with which the most barn_full (32) does not fit:
  * barn_full one over the line is refused in barn mode alone, and so is a
- * switch to barn mode while it is in force; barn_full and barn_empty are
- * 0 to 32 in every mode. Each refused write changes nothing.
+ * switch to barn mode while it is in force; barn_full is 0 to 32 in
+ * every mode. Each refused write changes nothing.
  */
 TEST_F(knobs, barn_rule_is_drawn_at_the_bound)
 {
@@ -626,10 +620,8 @@ TEST_F(knobs, barn_rule_is_drawn_at_the_bound)
 	snprintf(cfg, sizeof(cfg), "%lu", bad_batch);
 	EXPECT_EQ(-EINVAL, pcp_write("batch", cfg));
 	EXPECT_EQ(-EINVAL, pcp_write("barn_full", "33"));
-	EXPECT_EQ(-EINVAL, pcp_write("barn_empty", "33"));
 	ASSERT_LT(0, pcp_read_file(path, after, sizeof(after)));
 	EXPECT_STREQ(before, after);
-	EXPECT_EQ(0, pcp_write("barn_empty", "32"));
 	EXPECT_EQ(0, pcp_write("barn_full", "0"));
 	snprintf(cfg, sizeof(cfg), "%lu", bad_batch);
 	EXPECT_EQ(0, pcp_write("batch", cfg));
@@ -975,8 +967,7 @@ TEST_F(sysfs, same_text_as_debugfs)
 {
 	static const char * const shared[] = {
 		"mode", "batch", "high", "cold_batch", "cold_high", "barn_full",
-		"barn_empty", "config", "generation", "limits", "stats",
-		"pagesets",
+		"config", "generation", "limits", "stats", "pagesets",
 	};
 	static char in_debugfs[65536], in_sysfs[65536];
 	size_t i, round;

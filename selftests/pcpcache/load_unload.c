@@ -160,14 +160,13 @@ TEST_F(pcpcache, lock_parameter_sets_design)
 TEST_F(pcpcache, knob_parameters_set_knobs)
 {
 	static const char * const knobs[] = { "batch", "high", "cold_batch",
-					      "cold_high", "barn_full",
-					      "barn_empty" };
-	static const long want[] = { 8, 64, 4, 16, 7, 0 };
+					      "cold_high", "barn_full" };
+	static const long want[] = { 8, 64, 4, 16, 7 };
 	char path[128], buf[64];
 	long val;
 	size_t i;
 
-	ASSERT_EQ(0, pcp_run("modprobe pcpcache batch=8 high=64 cold_batch=4 cold_high=16 barn_full=7 barn_empty=0"));
+	ASSERT_EQ(0, pcp_run("modprobe pcpcache batch=8 high=64 cold_batch=4 cold_high=16 barn_full=7"));
 	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
 		ASSERT_EQ(0, pcp_read_long(knobs[i], &val));
 		EXPECT_EQ(want[i], val) {
@@ -196,7 +195,6 @@ TEST_F_TIMEOUT(pcpcache, bad_knob_parameters_fail_load, 300)
 		{ "cold_high=4000000000", "cold_high" },
 		{ "batch=8x", "batch" },
 		{ "barn_full=33", "barn_full" },
-		{ "barn_empty=33", "barn_empty" },
 		{ "barn_full=-1", "barn_full" },
 		/* barn mode's rule: 34 * 4096 * 4 is more than any bound here */
 		{ "mode=barn batch=4096 high=4096 barn_full=32", "barn_full" },

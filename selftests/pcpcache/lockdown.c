@@ -100,7 +100,7 @@ static void debugfs_refuses(void)
 {
 	static const char * const known[] = {
 		"mode", "batch", "high", "cold_batch", "cold_high", "high_min",
-		"high_max", "barn_full", "barn_empty", "config", "drain",
+		"high_max", "barn_full", "config", "drain",
 		"fault_refill", "bench", "user",
 	};
 	char path[512];
@@ -175,7 +175,7 @@ static void knobs_set(void)
 	static const char * const bad[][2] = {
 		{ "batch", "+5" }, { "batch", "0" }, { "high", "4294967296" },
 		{ "config", "batch=8 high=4" }, { "mode", "bogus" },
-		{ "drain", "2" }, { "barn_full", "33" }, { "barn_empty", "33" },
+		{ "drain", "2" }, { "barn_full", "33" },
 	};
 	char before[256], after[256];
 	long gen, gen_after, val;

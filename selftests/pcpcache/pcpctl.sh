@@ -142,7 +142,7 @@ check "set refuses +8, 0x8 and a mode not named exactly" sh -c '
 		pcpctl set "$a" 2> /dev/null; test $? = 2 || { echo "$a"; exit 1; }
 	done'
 check "set applies several at once" pcpctl set mode=split batch=8 high=64
-check "... all of them" test "$(cat $D/config)" = "mode=split batch=8 high=64 cold_batch=31 cold_high=126 high_min=378 high_max=1134 barn_full=4 barn_empty=4"
+check "... all of them" test "$(cat $D/config)" = "mode=split batch=8 high=64 cold_batch=31 cold_high=126 high_min=378 high_max=1134 barn_full=4"
 check "mode refuses a bad name, a usage error" sh -c 'pcpctl mode bogus; test $? = 2'
 check "mode switches" sh -c 'pcpctl mode single && pcpctl mode | grep -q "\[single\]"'
 check "stats --json is JSON, with the hit rate and the lock" sh -c '

@@ -26,12 +26,12 @@
 static const char *set_help =
 	"usage: pcpctl set KNOB=VALUE...\n\n"
 	"Set any of mode, batch, high (a number, or auto), cold_batch,\n"
-	"cold_high, high_min, high_max, barn_full and barn_empty at once, each\n"
-	"at most once. The result is checked as a whole (1 <= batch <= high,\n"
+	"cold_high, high_min, high_max and barn_full at once, each at most\n"
+	"once. The result is checked as a whole (1 <= batch <= high,\n"
 	"1 <= cold_batch <= cold_high, batches <= 4096, 1 <= high_min <= high_max,\n"
 	"high + cold_high at most max_high_sum of pcpcache's limits file, with\n"
-	"high=auto high_min and high_max in high's place; barn_full and\n"
-	"barn_empty <= 32, and in barn mode (2 + barn_full) * max(batch, 8) * 4 at most\n"
+	"high=auto high_min and high_max in high's place; barn_full <= 32, and\n"
+	"in barn mode (2 + barn_full) * max(batch, 8) * 4 at most\n"
 	"max_high_sum); if it breaks a rule nothing is written and the error\n"
 	"names the settings at fault.\n";
 
@@ -68,7 +68,7 @@ static int apply_args(int argc, char **argv, struct pcpcache_config *cfg,
 		/* one word each: a space would smuggle in a second setting */
 		if (!bit || strpbrk(argv[i], " \t\n\r") ||
 		    pcpcache_config_parse(cfg, argv[i], len)) {
-			fprintf(stderr, "%s: '%.*s%s' is not KEY=VALUE: KEY mode, batch, high, cold_batch, cold_high, high_min, high_max, barn_full or barn_empty, VALUE a mode, auto (for high) or 1 to 10 digits; nothing changed\n",
+			fprintf(stderr, "%s: '%.*s%s' is not KEY=VALUE: KEY mode, batch, high, cold_batch, cold_high, high_min, high_max or barn_full, VALUE a mode, auto (for high) or 1 to 10 digits; nothing changed\n",
 				who, QUOTE_MAX, argv[i],
 				len > QUOTE_MAX ? "..." : "");
 			return 2;
@@ -122,10 +122,8 @@ static void explain(const char *bad, const struct pcpcache_config *cfg,
 	enum pcpcache_knob b = PCPCACHE_KNOB_BATCH, h = PCPCACHE_KNOB_HIGH;
 	struct pcpcache_config c = *cfg;
 
-	if ((!strcmp(bad, "barn_full") && c.barn_full > PCPCACHE_BARN_MAX) ||
-	    !strcmp(bad, "barn_empty")) {
-		b = strcmp(bad, "barn_full") ? PCPCACHE_KNOB_BARN_EMPTY :
-					       PCPCACHE_KNOB_BARN_FULL;
+	if (!strcmp(bad, "barn_full") && c.barn_full > PCPCACHE_BARN_MAX) {
+		b = PCPCACHE_KNOB_BARN_FULL;
 		fprintf(stderr, "%s: %s=%u (%s) breaks %s <= %u; nothing changed\n",
 			who, bad, *pcpcache_knob(&c, b), origin(given, 1U << b),
 			bad, PCPCACHE_BARN_MAX);

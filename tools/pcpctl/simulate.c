@@ -224,7 +224,6 @@ static void base_config(struct pcpcache_config *c)
 	c->high_min = PCPCACHE_DEFAULT_HIGH_MIN;
 	c->high_max = PCPCACHE_DEFAULT_HIGH_MAX;
 	c->barn_full = PCPCACHE_DEFAULT_BARN_FULL;
-	c->barn_empty = PCPCACHE_DEFAULT_BARN_EMPTY;
 }
 
 static unsigned int build_grid(const struct grid *g, bool kernel_ok,

@@ -309,16 +309,16 @@ static void *worker_main(void *arg)
  */
 struct ctl_state {
 	int mode;
-	/* batch, high (0: auto), cold_batch, cold_high, barn_full, barn_empty */
-	unsigned int knob[6];
+	/* batch, high (0: auto), cold_batch, cold_high, barn_full */
+	unsigned int knob[5];
 	bool barn;		/* the module has barn mode and its knobs */
 	unsigned long gen;
 	char text[256];		/* the config file, as read */
 };
 
-enum { K_BATCH, K_HIGH, K_COLD_BATCH, K_COLD_HIGH, K_BARN_FULL, K_BARN_EMPTY };
+enum { K_BATCH, K_HIGH, K_COLD_BATCH, K_COLD_HIGH, K_BARN_FULL };
 static const char * const ctl_knobs[] = { "batch", "high", "cold_batch",
-					  "cold_high", "barn_full", "barn_empty" };
+					  "cold_high", "barn_full" };
 static const char * const ctl_modes[] = { "passthrough", "single", "split",
 					  "remote", "blocks", "barn" };
 #define NR_CTL_MODES	(int)(sizeof(ctl_modes) / sizeof(ctl_modes[0]))
@@ -354,7 +354,7 @@ static int ctl_read(struct ctl_state *st)
 {
 	char path[256], mode[32], high[16];
 	long before, after = -1;
-	const char *full, *empty;
+	const char *full;
 	int i, tries;
 
 	pcp_path(path, sizeof(path), "config");
@@ -373,14 +373,12 @@ static int ctl_read(struct ctl_state *st)
 		return -EINVAL;
 	/* high=auto is kept as 0, which no number written to high can be */
 	st->knob[K_HIGH] = strcmp(high, "auto") ? strtoul(high, NULL, 10) : 0;
-	/* a module without barn mode has neither of its knobs */
+	/* a module without barn mode has no barn_full */
 	full = strstr(st->text, " barn_full=");
-	empty = strstr(st->text, " barn_empty=");
-	st->barn = full && empty &&
-		   sscanf(full, " barn_full=%u", &st->knob[K_BARN_FULL]) == 1 &&
-		   sscanf(empty, " barn_empty=%u", &st->knob[K_BARN_EMPTY]) == 1;
+	st->barn = full &&
+		   sscanf(full, " barn_full=%u", &st->knob[K_BARN_FULL]) == 1;
 	if (!st->barn)
-		st->knob[K_BARN_FULL] = st->knob[K_BARN_EMPTY] = 0;
+		st->knob[K_BARN_FULL] = 0;
 	st->gen = after;
 	st->mode = -1;
 	for (i = 0; i < ctl_nr_modes(st); i++)
@@ -496,8 +494,8 @@ static void ctl_set_mode(struct stress *s, struct ctl_state *st, int mode,
 }
 
 /*
- * barn_full or barn_empty to a random legal value: in barn mode,
- * barn_full within what the batch in force leaves of the bound.
+ * barn_full to a random legal value: in barn mode, within what the batch
+ * in force leaves of the bound.
  */
 static void ctl_set_barn(struct stress *s, struct ctl_state *st,
 			 unsigned int *seed, unsigned long limit)
@@ -505,12 +503,8 @@ static void ctl_set_barn(struct stress *s, struct ctl_state *st,
 	int full = st->mode == CTL_BARN ?
 		   ctl_barn_full_max(limit, st->knob[K_BATCH]) : PCP_BARN_MAX;
 
-	if (!st->barn)
-		return;
-	if (pick(seed, 0, 1) && full >= 0)
+	if (st->barn && full >= 0)
 		ctl_set(s, st, K_BARN_FULL, pick(seed, 0, full));
-	else
-		ctl_set(s, st, K_BARN_EMPTY, pick(seed, 0, PCP_BARN_MAX));
 }
 
 /*
@@ -569,7 +563,7 @@ static void ctl_pick_bad(const struct ctl_state *st, unsigned int *seed,
 		snprintf(val, size, "%lu", limit + 1);
 		break;
 	case 8:
-		strcpy(file, pick(seed, 0, 1) ? "barn_full" : "barn_empty");
+		strcpy(file, "barn_full");
 		snprintf(val, size, "%d", PCP_BARN_MAX + 1);
 		break;
 	case 9:

@@ -31,7 +31,7 @@
 /* The module's default knobs, as a config line (mode aside). */
 #define PCP_DEFAULT_KNOBS \
 	"batch=63 high=378 cold_batch=31 cold_high=126 high_min=378 high_max=1134" \
-	" barn_full=4 barn_empty=4"
+	" barn_full=4"
 /*
  * barn mode's rule (module/policy.c): a CPU's main and spare magazines
  * and barn_full of its node's barn, max(batch, 8) pages of each of the
