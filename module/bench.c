@@ -55,7 +55,10 @@
  * schedule (a real-time task's throttling period, say) rather than all
  * just after the run's threads started; 64 "kernel": alloc_pages() and
  * __free_pages() instead of pcpcache, the kernel's own per-CPU lists (the
- * cold flags do not apply).
+ * cold flags do not apply); 128 "limit-call": the limit's list behind two
+ * calls of the API's shape (limit.c), what two calls add to the floor.
+ * The limit flags go with neither kernel nor each other, nor with purger
+ * or exit.
  *
  * Each field of a request is read as every file reads a value (parse.h):
  * one word per field, separated by single spaces, numbers in decimal.
@@ -90,8 +93,11 @@
 #define BENCH_ORDER_MASK	(3 << BENCH_ORDER_SHIFT)
 /* alloc_pages() and __free_pages(): the kernel's own per-CPU lists */
 #define BENCH_KERNEL		64
+/* the limit behind two calls (limit.c) */
+#define BENCH_LIMIT_CALL	128
 #define BENCH_FLAGS		(BENCH_COLD_ALLOC | BENCH_COLD_FREE | BENCH_LIMIT | \
-				 BENCH_SPACED | BENCH_ORDER_MASK | BENCH_KERNEL)
+				 BENCH_SPACED | BENCH_ORDER_MASK | BENCH_KERNEL | \
+				 BENCH_LIMIT_CALL)
 /* purger, exit: the first CPU frees this many blocks at most per burst */
 #define BENCH_PURGE_BURST	512
 /* "cpu ops cycles_a cycles_b\n" with every number at its longest */
@@ -175,6 +181,9 @@ static struct page *bench_alloc(struct bench_result *r, unsigned int flags)
 
 	if (flags & BENCH_KERNEL)
 		return alloc_pages(BENCH_GFP, bench_order(flags));
+	if (flags & BENCH_LIMIT_CALL)
+		return pcpcache_limit_alloc(BENCH_GFP, bench_order(flags),
+					    flags & BENCH_COLD_ALLOC);
 	if (!(flags & BENCH_LIMIT))
 		return pcpcache_alloc_pages(BENCH_GFP, bench_order(flags),
 					    flags & BENCH_COLD_ALLOC);
@@ -196,6 +205,11 @@ static void bench_free(struct bench_result *r, struct page *page,
 		__free_pages(page, bench_order(flags));
 		return;
 	}
+	if (flags & BENCH_LIMIT_CALL) {
+		pcpcache_limit_free(page, bench_order(flags),
+				    flags & BENCH_COLD_FREE);
+		return;
+	}
 	if (!(flags & BENCH_LIMIT)) {
 		pcpcache_free_pages(page, bench_order(flags),
 				    flags & BENCH_COLD_FREE);
@@ -206,10 +220,14 @@ static void bench_free(struct bench_result *r, struct page *page,
 	local_irq_restore(irqflags);
 }
 
-/* Give the limit list nr blocks before timing, and take them back after. */
+/*
+ * Give the limit list nr blocks before timing, and take them back after;
+ * limit-call's, this CPU's in limit.c, every CPU's emptied at the end.
+ */
 static void bench_limit_fill(struct bench_result *r, unsigned int nr,
-			     unsigned int order)
+			     unsigned int flags)
 {
+	unsigned int order = bench_order(flags);
 	struct page *page;
 
 	INIT_LIST_HEAD(&r->limit);
@@ -217,7 +235,10 @@ static void bench_limit_fill(struct bench_result *r, unsigned int nr,
 		page = alloc_pages(BENCH_GFP, order);
 		if (!page)
 			break;
-		list_add(&page->lru, &r->limit);
+		if (flags & BENCH_LIMIT_CALL)
+			pcpcache_limit_free(page, order, false);
+		else
+			list_add(&page->lru, &r->limit);
 	}
 }
 
@@ -608,10 +629,10 @@ static int bench_thread(void *data)
 {
 	struct bench_result *r = data;
 	struct bench_run *run = bench_last;
-	bool limit = run->flags & BENCH_LIMIT;
+	bool limit = run->flags & (BENCH_LIMIT | BENCH_LIMIT_CALL);
 
 	if (limit)
-		bench_limit_fill(r, bench_thread_pages(run), bench_order(run->flags));
+		bench_limit_fill(r, bench_thread_pages(run), run->flags);
 	if (atomic_dec_and_test(&run->waiting))
 		complete_all(&run->started);
 	wait_for_completion(&run->started);
@@ -714,6 +735,8 @@ static int bench_start(struct bench_run *run)
 	threads = kcalloc(nr_cpu_ids, sizeof(*threads), GFP_KERNEL);
 	if (!threads)
 		return -ENOMEM;
+	if (run->flags & BENCH_LIMIT_CALL)
+		pcpcache_limit_init();
 	/*
 	 * CPUs stay online until every thread is at the start line on its
 	 * own. Not longer: the switch test reconfigures, which takes this
@@ -765,6 +788,8 @@ static int bench_start(struct bench_run *run)
 		}
 		for (i = 0; i < n; i++)
 			kthread_stop(threads[i]);
+		if (run->flags & BENCH_LIMIT_CALL)
+			pcpcache_limit_empty(bench_order(run->flags));
 		bench_nr_results = err ? 0 : n;
 	}
 	kfree(threads);
@@ -791,9 +816,10 @@ static int bench_parse(const char *buf, size_t len, struct bench_run *run)
 	    (test == BENCH_PHASED && run->k > BENCH_MAX_NR / BENCH_PHASE_MOST) ||
 	    (run->flags & BENCH_SPACED && test != BENCH_SWITCH &&
 	     test != BENCH_DRAIN && test != BENCH_SHRINK) ||
-	    (run->flags & BENCH_LIMIT &&
+	    (run->flags & (BENCH_LIMIT | BENCH_LIMIT_CALL) &&
 	     (run->flags & BENCH_KERNEL || test == BENCH_PURGER ||
 	      test == BENCH_EXIT)) ||
+	    ((run->flags & BENCH_LIMIT) && (run->flags & BENCH_LIMIT_CALL)) ||
 	    run->flags & ~BENCH_FLAGS)
 		return -EINVAL;
 	run->test = test;

@@ -35,6 +35,7 @@
 
 #define LIMIT		4	/* the bench file's flag for the bare list */
 #define KERNEL		64	/* the bench file's flag for the kernel's lists */
+#define LIMIT_CALL	128	/* the bare list behind two calls of the API's shape */
 #define COLD		3	/* allocate and free cold */
 #define SPACED		8	/* latency tests: 50 ms between calls */
 #define MAX_REPS	15
@@ -45,14 +46,24 @@
 #define BENCH_KNOBS	PCP_DEFAULT_KNOBS
 
 static const char * const modes[] = { "passthrough", "single", "split" };
-#define NR_ROWS		4	/* the modes and "limit" */
+#define LIMIT_ROW	3
+#define LIMIT_CALL_ROW	4
+#define NR_ROWS		5	/* the modes, "limit" and "limit-call" */
 /* benchmark 2 adds "kernel": alloc_pages() and __free_pages() alone */
 #define KERNEL_ROW	NR_ROWS
 #define NR_PAIR_ROWS	(NR_ROWS + 1)
 
 static const char *row_name(int row)
 {
-	return row < 3 ? modes[row] : row == 3 ? "limit" : "kernel";
+	return row < 3 ? modes[row] : row == LIMIT_ROW ? "limit" :
+	       row == LIMIT_CALL_ROW ? "limit-call" : "kernel";
+}
+
+/* The bench file's flags of a row: the limits and the kernel's lists. */
+static unsigned int row_flags(int row)
+{
+	return row == LIMIT_ROW ? LIMIT : row == LIMIT_CALL_ROW ? LIMIT_CALL :
+	       row == KERNEL_ROW ? KERNEL : 0;
 }
 
 /*
@@ -197,7 +208,7 @@ static int set_mode(int row)
 {
 	int err;
 
-	/* the limit row does not use pcpcache: any mode will do */
+	/* the limit rows do not use pcpcache: any mode will do */
 	err = pcp_write("mode", row < 3 ? modes[row] : "single");
 	if (err)
 		fprintf(stderr, "%s: mode: %s\n", who, strerror(-err));
@@ -225,8 +236,7 @@ static int run_rows(const struct opts *o, const char *test, unsigned int nr,
 		out[row].skipped[0] = '\0';
 	for (r = 0; r < o->reps; r++) {
 		for (row = 0; row < nr_rows; row++) {
-			unsigned int flags = row == 3 ? LIMIT :
-					     row == KERNEL_ROW ? KERNEL : 0;
+			unsigned int flags = row_flags(row);
 
 			if (out[row].skipped[0])
 				continue;
@@ -425,8 +435,8 @@ static int bench_pair(const struct opts *o, double *out)
 
 	fprintf(o->out, "\n2. one CPU: %u alloc/free pairs (%s per pair, median of %u, rows in turns)\n",
 		nr, clock_unit, o->reps);
-	fprintf(o->out, "%-12s %10s %9s %9s %9s\n", "", "pair", "vs pt", "vs limit",
-		"vs kernel");
+	fprintf(o->out, "%-12s %10s %9s %9s %9s %9s\n", "", "pair", "vs pt", "vs limit",
+		"vs l-call", "vs kernel");
 	if (run_rows(o, "pair", nr, rows, NR_PAIR_ROWS))
 		return FAILED;
 	csv = csv_open(o, "2-pair", "mode,pair_cycles");
@@ -450,7 +460,8 @@ static int bench_pair(const struct opts *o, double *out)
 		}
 		fprintf(o->out, "%-12s %10.0f", row_name(row), pair[row]);
 		ratio(o->out, pair[row], pair[0]);
-		ratio(o->out, pair[row], pair[3]);
+		ratio(o->out, pair[row], pair[LIMIT_ROW]);
+		ratio(o->out, pair[row], pair[LIMIT_CALL_ROW]);
 		ratio(o->out, pair[row], pair[KERNEL_ROW]);
 		fprintf(o->out, "\n");
 		if (csv)
@@ -494,7 +505,7 @@ static int bench_hotness(const struct opts *o)
 			fprintf(o->out, "%-12s %5s", row_name(row), cold ? "cold" : "hot");
 			for (i = 0; i < nk; i++) {
 				err = run_median(o, "hotness", nr, ks[i],
-						 (row == 3 ? LIMIT : 0) | (cold ? COLD : 0),
+						 row_flags(row) | (cold ? COLD : 0),
 						 &f);
 				if (err == FAILED)
 					goto failed;
@@ -711,40 +722,44 @@ static int bench_orders(const struct opts *o, double *ratio_pt)
 {
 	unsigned int nr = o->quick ? 2000 : 10000, order;
 	struct figures f;
-	double pair[3];
+	double pair[4];		/* the modes, then limit-call */
 	FILE *csv;
 	int row, err;
 
 	fprintf(o->out, "\n7. one CPU: %u alloc/free pairs of each order (cycles per pair, median of %u)\n",
 		nr, o->reps);
-	fprintf(o->out, "%-6s %12s %12s %12s %10s %10s\n", "order", modes[0],
-		modes[1], modes[2], "single/pt", "split/pt");
+	fprintf(o->out, "%-6s %12s %12s %12s %12s %10s %10s %12s\n", "order",
+		modes[0], modes[1], modes[2], "limit-call", "single/pt",
+		"split/pt", "single/l-call");
 	csv = csv_open(o, "7-orders", "order,mode,pair_cycles");
 	json_bench(o, 7, "one CPU: alloc/free pairs per order", "pair",
 		   "cycles per pair");
 	for (order = 0; order < NR_ORDERS; order++) {
-		for (row = 0; row < 3; row++) {
+		for (row = 0; row < 4; row++) {
 			err = set_mode(row);
 			if (!err)
-				err = run_median(o, "pair", nr, 1, order << 4, &f);
+				err = run_median(o, "pair", nr, 1, order << 4 |
+						 (row == 3 ? LIMIT_CALL : 0), &f);
 			if (err == FAILED) {
 				csv_close(csv);
 				return FAILED;
 			}
 			pair[row] = err ? NAN : f.a[0];
 			if (csv && !err)
-				fprintf(csv, "%u,%s,%.1f\n", order, modes[row],
+				fprintf(csv, "%u,%s,%.1f\n", order,
+					row_name(row == 3 ? LIMIT_CALL_ROW : row),
 					pair[row]);
 		}
 		ratio_pt[order] = pair[1] / pair[0];
-		fprintf(o->out, "%-6u %12.0f %12.0f %12.0f %10.2f %10.2f\n",
-			order, pair[0], pair[1], pair[2], pair[1] / pair[0],
-			pair[2] / pair[0]);
+		fprintf(o->out, "%-6u %12.0f %12.0f %12.0f %12.0f %10.2f %10.2f %12.2f\n",
+			order, pair[0], pair[1], pair[2], pair[3],
+			pair[1] / pair[0], pair[2] / pair[0], pair[1] / pair[3]);
 		if (o->js) {
 			json_begin(o->js, NULL, '{');
 			json_int(o->js, "order", order);
 			for (row = 0; row < 3; row++)
 				json_num(o->js, modes[row], pair[row]);
+			json_num(o->js, "limit-call", pair[3]);
 			json_end(o->js, '}');
 		}
 	}
@@ -964,7 +979,7 @@ static const char * const latency_tests[NR_LATENCIES] = {
 };
 
 struct design {
-	double pair[NR_ROWS];		/* the modes and limit, cycles per pair */
+	double pair[NR_ROWS];		/* the modes and limits, cycles per pair */
 	double all;			/* all-CPU alloc + free, single */
 	/* [busy, a CPU held][switch, drain, shrink][mean, worst], in ms */
 	double lat[2][NR_LATENCIES][2];
@@ -1221,7 +1236,11 @@ static int bench_designs(const struct opts *o, struct design d[2])
 	design_line(o, "hit pair / passthrough pair", "hit_pair_over_passthrough",
 		    d[0].pair[1] / d[0].pair[0], d[1].pair[1] / d[1].pair[0]);
 	design_line(o, "hit pair / limit pair", "hit_pair_over_limit",
-		    d[0].pair[1] / d[0].pair[3], d[1].pair[1] / d[1].pair[3]);
+		    d[0].pair[1] / d[0].pair[LIMIT_ROW],
+		    d[1].pair[1] / d[1].pair[LIMIT_ROW]);
+	design_line(o, "hit pair / limit-call pair", "hit_pair_over_limit_call",
+		    d[0].pair[1] / d[0].pair[LIMIT_CALL_ROW],
+		    d[1].pair[1] / d[1].pair[LIMIT_CALL_ROW]);
 	design_line(o, "all-CPU alloc + free (cycles)", "all_cpu", d[0].all, d[1].all);
 	if (o->js && d[0].held_skipped[0]) {
 		json_begin(o->js, NULL, '{');
@@ -1748,7 +1767,7 @@ static void plot_script(FILE *f, const char *hotness, const char *sweep,
 	      "set xlabel 'K, pages per round'\n"
 	      "set ylabel 'cycles per page'\n"
 	      "set logscale x 2\n"
-	      "plot for [m in 'passthrough single split limit'] for [t in 'hot cold'] ", f);
+	      "plot for [m in 'passthrough single split limit limit-call'] for [t in 'hot cold'] ", f);
 	gp_string(f, hotness);
 	fputs(" \\\n  using 3:((strcol(1) eq m && strcol(2) eq t) ? $4 : NaN) \\\n"
 	      "  with linespoints title m.' '.t\n"
@@ -1903,7 +1922,8 @@ static void header(const struct opts *o)
 	if (strcmp(clock_unit, "cycles"))
 		fprintf(o->out, "clock: instructions under QEMU's icount (tools/vm/run --icount): every\n"
 			"figure called cycles below is instructions, and repeats\n");
-	fprintf(o->out, "pt = passthrough; limit = a bare per-CPU list, interrupts off, no counters\n");
+	fprintf(o->out, "pt = passthrough; limit = a bare per-CPU list, interrupts off, no counters;\n"
+		"limit-call (l-call) = the same list behind two calls of the API's shape\n");
 	fflush(o->out);
 	if (!o->js)
 		return;
@@ -1960,7 +1980,9 @@ static int run_all(const struct opts *o)
 	if (o->js)
 		json_begin(o->js, "targets", '[');
 	verdict(o, "hit pair / passthrough pair (single)", pair[1] / pair[0], 0.2, true);
-	verdict(o, "hit pair / limit pair (single)", pair[1] / pair[3], 1.5, true);
+	verdict(o, "hit pair / limit pair (single)", pair[1] / pair[LIMIT_ROW], 1.5, true);
+	verdict(o, "hit pair / limit-call pair (single)", pair[1] / pair[LIMIT_CALL_ROW],
+		1.5, true);
 	verdict(o, "all-CPU / one-CPU alloc+free (single)", all[1] / one[1], 1.1, true);
 	verdict(o, "all-CPU / one-CPU alloc+free (split)", all[2] / one[2], 1.1, true);
 	verdict(o, "mode switch under all-CPU load, worst (ms)", switch_ms, 10, true);
@@ -1973,7 +1995,10 @@ static int run_all(const struct opts *o)
 	verdict(o, "phased: auto peak / that setting's peak", auto_row.peak / best.peak, 1.2, false);
 	verdict(o, "phased: auto back at high_min after (s)", auto_row.settle, 10, true);
 	verdict(o, "lock=spin hit pair / lock=local's", d[1].pair[1] / d[0].pair[1], 1.3, true);
-	verdict(o, "lock=local hit pair / limit pair", d[0].pair[1] / d[0].pair[3], 1.5, true);
+	verdict(o, "lock=local hit pair / limit pair", d[0].pair[1] / d[0].pair[LIMIT_ROW],
+		1.5, true);
+	verdict(o, "lock=local hit pair / limit-call pair",
+		d[0].pair[1] / d[0].pair[LIMIT_CALL_ROW], 1.5, true);
 	verdict(o, "lock=local hit pair / passthrough pair", d[0].pair[1] / d[0].pair[0], 0.2, true);
 	verdict(o, "lock=spin switch, a CPU held, worst (ms)", d[1].lat[1][0][1], 1, true);
 	verdict(o, "lock=spin shrinker scan, a CPU held, worst (ms)", d[1].lat[1][2][1], 1, true);

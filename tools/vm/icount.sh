@@ -3,7 +3,8 @@
 #
 # The icount figures, in a guest that tools/vm/run --icount booted: the
 # one-CPU hit pair (benchmark 2's "pair" test) of every mode under every
-# locking design, the limit pair (a bare list), the kernel row
+# locking design, the limit pair (a bare list), the limit-call pair (the
+# same list behind two calls of the API's shape), the kernel row
 # (alloc_pages() and __free_pages() alone) and orders 1-3, in
 # instructions. Prints one line per figure, "figure NAME VALUE", ROUNDS
 # times over (default 2), each round a "round N" line first; tools/icount-
@@ -75,11 +76,13 @@ for round in $(seq "$rounds"); do
 			figure "order$order.single.$lock" $((order * 16))
 		done
 	done
-	# neither depends on the module's design
+	# none depends on the module's design
 	figure pair.limit 4
+	figure pair.limit-call 128
 	figure pair.kernel 64
 	for order in 1 2 3; do
 		figure "order$order.limit" $((order * 16 + 4))
+		figure "order$order.limit-call" $((order * 16 + 128))
 		figure "order$order.kernel" $((order * 16 + 64))
 	done
 done
