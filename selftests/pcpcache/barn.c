@@ -24,6 +24,7 @@
  *   lowering barn_full gives back the magazines over it; a lowered batch
  *   holds for the barn's magazines too; a write lowers the barns' limit
  *   before any CPU switches, one that a SCHED_FIFO task holds included;
+ * - each node's CPUs take their own node's magazines from its barn;
  * - a drain, a switch to single mode and an unload leave no barn page;
  *   the shrinker takes the barn's pages before any CPU's;
  * - CPUs going offline, every CPU of a node among them: the pages walked
@@ -907,6 +908,49 @@ TEST_F_TIMEOUT(barn, a_write_lowers_the_barns_before_any_cpu_switches, 120)
 	ASSERT_EQ(4LL * BATCH * barns_, pcp_stat(&self->st, "barn"));	\
 	ASSERT_LT(4LL * BATCH * barns_, pcp_stat(&self->st, "cached"));	\
 } while (0)
+
+/*
+ * The node of what a CPU takes from a barn: from empty lists and barns,
+ * each node's first CPU in turn allocates six magazines' worth and frees
+ * them (main, spare and four full magazines given to its node's barn),
+ * then allocates them again (main, spare, and the four taken back from the
+ * barn). Every page of both allocations must be of its node (the remote
+ * count of the call): a barn of another node would have handed it the
+ * magazines an earlier node's CPU left there. One node: the same counts.
+ */
+TEST_F(barn, each_node_takes_its_own_barns_magazines)
+{
+	struct pcpcache_pages req = { 0 };
+	struct pcp_stats before;
+	int n, c, nodes = 0;
+
+	ASSERT_EQ(0, pcp_write("config", "batch=8 high=378 barn_full=4"));
+	ASSERT_EQ(0, pcp_write("drain", "1"));
+	for (n = 0; n < PCP_MAX_CPUS && nodes < pcp_nr_cpu_nodes(); n++) {
+		c = pcp_node_cpu(n);
+		if (c < 0)
+			continue;
+		nodes++;
+		ASSERT_EQ(0, pcp_pin(c));
+		ASSERT_EQ(0, pcp_alloc(self->fd, 6 * BATCH, PCPCACHE_ORDER(0), &req));
+		EXPECT_EQ(0U, req.remote) {
+			TH_LOG("node %d's CPU %d: %u of %d pages of another node, lists empty",
+			       n, c, req.remote, 6 * BATCH);
+		}
+		FREE(6 * BATCH, 0);
+		ASSERT_EQ(0, pcp_read_stats(&before));
+		ASSERT_EQ(0, pcp_alloc(self->fd, 6 * BATCH, PCPCACHE_ORDER(0), &req));
+		EXPECT_EQ(0U, req.remote) {
+			TH_LOG("node %d's CPU %d: %u of %d pages of another node, its barn full",
+			       n, c, req.remote, 6 * BATCH);
+		}
+		READ_STATS();
+		EXPECT_EQ(4, DELTA(&before, "barn_took_full"));
+		FREE(6 * BATCH, 0);
+	}
+	ASSERT_BOOKS_BALANCE();
+	EXPECT_EQ(4LL * BATCH * nodes, pcp_stat(&self->st, "barn"));
+}
 
 /*
  * A drain empties the barns with the CPUs; a switch to single mode gives
