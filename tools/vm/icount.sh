@@ -11,16 +11,20 @@
 # check compares the rounds with each other and with tools/icount-budget.
 #
 # Each figure is the fewest instructions per pair of $RUNS runs of $NR
-# pairs, after one untimed run: a run of NR pairs is about a tenth of a
-# timer tick (4M instructions at HZ=250), so the fewest is a run no tick
-# or worker fell into, and it repeats to the instruction.
+# pairs, after one untimed run, so that it is a run no timer tick or
+# worker fell into, and it repeats to the instruction. A tick comes every
+# 4M instructions (HZ=250): the dearest pair, the kernel's order 3 (about
+# 920), makes a run of 0.92M, under a quarter of it, and nine runs leave
+# it about one chance in 400,000 to have a tick in each. (Five runs of
+# 2000 pairs, 1.84M a run, let order3.kernel read 921 then 917 in one
+# boot.)
 #
 # usage: icount.sh [ROUNDS]
 set -eu
 
 rounds=${1:-2}
-NR=2000
-RUNS=5
+NR=1000
+RUNS=9
 bench=/sys/kernel/debug/pcpcache/bench
 
 grep -qw pcpcache_icount=1 /proc/cmdline || {
