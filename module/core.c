@@ -874,30 +874,22 @@ static noinline void pcpcache_free_refused(struct page *page,
 }
 
 /*
- * A free took this CPU's list for @cold over high: give a batch back; in
- * barn mode, exchange the main magazine.
+ * A free took this CPU's list over high and holds its lock: cut a batch
+ * off (in barn mode, exchange the main magazine) under the same hold,
+ * unlock, and give back what was cut.
  */
-static noinline void pcpcache_trim_local(unsigned int order, bool cold)
+static noinline void pcpcache_trim_and_unlock(struct pcpcache_cpu *pc,
+					      unsigned long flags,
+					      struct pcpcache_list *list,
+					      unsigned int order)
 {
-	struct pcpcache_list *list;
+	int cpu = smp_processor_id();
 	struct pcpcache_cut out;
-	struct pcpcache_cpu *pc;
-	unsigned long flags;
-	int cpu;
 
 	mag_cut_init(&out);
-	/* maybe not the CPU of the free: then its list is trimmed if need be */
-	pc = pcpcache_lock_this_cpu(&flags);
-	if (unlikely(!pc)) {
-		/* lock=trylock, and the lock is held: the next free trims */
-		pcpcache_lock_failed();
-		return;
-	}
-	cpu = smp_processor_id();
-	list = mag_list(&pc->mag, cold);
 	if (pc->mag.mode == PCPCACHE_MODE_BARN)
 		pcpcache_barn_overflow(&pc->mag, order, &out);
-	else if (list)
+	else
 		mag_trim(list, order, &out);
 	pcpcache_unlock_this_cpu(pc, flags);
 
@@ -948,7 +940,7 @@ static __always_inline void pcpcache_free(struct page *page, unsigned int order,
 {
 	struct pcpcache_list *list = NULL;
 	enum pcpcache_stat refusal;
-	bool remote, block, over;
+	bool remote, block;
 	struct pcpcache_cpu *pc;
 	unsigned long flags;
 
@@ -1009,7 +1001,10 @@ static __always_inline void pcpcache_free(struct page *page, unsigned int order,
 		list = mag_put(&pc->mag, &page->lru, order, cold);
 	if (list && pcpcache_owner_noted(&pc->mag))
 		pcpcache_owner_claim(page, smp_processor_id());
-	over = list && mag_over_high(list);
+	if (unlikely(list && mag_over_high(list))) {
+		pcpcache_trim_and_unlock(pc, flags, list, order);
+		return;
+	}
 	pcpcache_unlock_this_cpu(pc, flags);
 
 	if (unlikely(!list)) {
@@ -1019,8 +1014,6 @@ static __always_inline void pcpcache_free(struct page *page, unsigned int order,
 			pcpcache_freed_remote(order);
 		if (block)
 			pcpcache_count(PCPCACHE_REFUSED_BLOCK, 1U << order);
-	} else if (unlikely(over)) {
-		pcpcache_trim_local(order, cold);
 	}
 }
 
@@ -1385,7 +1378,7 @@ void pcpcache_free_page_nolock(struct page *page)
 	if (list && pcpcache_owner_noted(&pc->mag))
 		pcpcache_owner_claim(page, smp_processor_id());
 	/*
-	 * Over high: a batch off now, as pcpcache_trim_local() cuts it, but
+	 * Over high: a batch off now, as pcpcache_trim_and_unlock() cuts it, but
 	 * given back by the irq_work, as the buddy allocator may not be
 	 * called from here. A walk of at most a batch, as a trim's.
 	 */
