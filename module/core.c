@@ -534,26 +534,17 @@ static void pcpcache_count_miss(struct page *page, unsigned int order,
 }
 
 /*
- * barn mode: this CPU's main magazine has no block of @order; whether the
- * spare or the barn gave it some, so that the caller may take one.
+ * This CPU's magazine, locked, has no block of @order: in barn mode, the
+ * spare or a barn's full magazine takes main's place under the same hold,
+ * and a block of it is taken (NULL: none, or another mode).
  */
-static noinline bool pcpcache_barn_exchanged(unsigned int order)
+static noinline struct list_head *pcpcache_barn_take(struct pcpcache_mag *mag,
+						     unsigned int order,
+						     bool cold)
 {
-	struct pcpcache_cpu *pc;
-	unsigned long flags;
-	bool got = false;
-
-	if (this_cpu_read(pcpcache_cpus.mag.mode) != PCPCACHE_MODE_BARN)
-		return false;
-	pc = pcpcache_lock_this_cpu(&flags);
-	if (unlikely(!pc)) {
-		pcpcache_lock_failed();
-		return false;
-	}
-	if (pc->mag.mode == PCPCACHE_MODE_BARN)
-		got = pcpcache_barn_refill(&pc->mag, order);
-	pcpcache_unlock_this_cpu(pc, flags);
-	return got;
+	if (mag->mode != PCPCACHE_MODE_BARN || !pcpcache_barn_refill(mag, order))
+		return NULL;
+	return mag_take(mag, order, cold);
 }
 
 /*
@@ -744,8 +735,11 @@ static __always_inline struct page *pcpcache_alloc(gfp_t gfp, unsigned int order
 			return pcpcache_alloc_contended(gfp, order, cold);
 		}
 		placed = pcpcache_placement_allowed();
-		if (likely(placed))
+		if (likely(placed)) {
 			node = mag_take(&pc->mag, order, cold);
+			if (unlikely(!node))
+				node = pcpcache_barn_take(&pc->mag, order, cold);
+		}
 		/*
 		 * Under the lock, as a free checks it: from the isolation of
 		 * a range until the drain that follows reaches this CPU, a
@@ -757,12 +751,8 @@ static __always_inline struct page *pcpcache_alloc(gfp_t gfp, unsigned int order
 		pcpcache_unlock_this_cpu(pc, flags);
 		if (unlikely(!placed))
 			return pcpcache_alloc_placed(gfp, order, cold);
-		if (unlikely(!node)) {
-			/* barn mode: the spare or a barn's magazine, and again */
-			if (pcpcache_barn_exchanged(order))
-				continue;
+		if (unlikely(!node))
 			return pcpcache_alloc_miss(gfp, order, cold);
-		}
 		page = list_entry(node, struct page, lru);
 		if (unlikely(isolated)) {
 			pcpcache_drop_cached(page, order, PCPCACHE_REFUSED_BLOCK);
