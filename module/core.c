@@ -534,26 +534,17 @@ static void pcpcache_count_miss(struct page *page, unsigned int order,
 }
 
 /*
- * barn mode: this CPU's main magazine has no block of @order; whether the
- * spare or the barn gave it some, so that the caller may take one.
+ * This CPU's magazine, locked, has no block of @order: in barn mode, the
+ * spare or a barn's full magazine takes main's place under the same hold,
+ * and a block of it is taken (NULL: none, or another mode).
  */
-static noinline bool pcpcache_barn_exchanged(unsigned int order)
+static noinline struct list_head *pcpcache_barn_take(struct pcpcache_mag *mag,
+						     unsigned int order,
+						     bool cold)
 {
-	struct pcpcache_cpu *pc;
-	unsigned long flags;
-	bool got = false;
-
-	if (this_cpu_read(pcpcache_cpus.mag.mode) != PCPCACHE_MODE_BARN)
-		return false;
-	pc = pcpcache_lock_this_cpu(&flags);
-	if (unlikely(!pc)) {
-		pcpcache_lock_failed();
-		return false;
-	}
-	if (pc->mag.mode == PCPCACHE_MODE_BARN)
-		got = pcpcache_barn_refill(&pc->mag, order);
-	pcpcache_unlock_this_cpu(pc, flags);
-	return got;
+	if (mag->mode != PCPCACHE_MODE_BARN || !pcpcache_barn_refill(mag, order))
+		return NULL;
+	return mag_take(mag, order, cold);
 }
 
 /*
@@ -744,8 +735,11 @@ static __always_inline struct page *pcpcache_alloc(gfp_t gfp, unsigned int order
 			return pcpcache_alloc_contended(gfp, order, cold);
 		}
 		placed = pcpcache_placement_allowed();
-		if (likely(placed))
+		if (likely(placed)) {
 			node = mag_take(&pc->mag, order, cold);
+			if (unlikely(!node))
+				node = pcpcache_barn_take(&pc->mag, order, cold);
+		}
 		/*
 		 * Under the lock, as a free checks it: from the isolation of
 		 * a range until the drain that follows reaches this CPU, a
@@ -757,12 +751,8 @@ static __always_inline struct page *pcpcache_alloc(gfp_t gfp, unsigned int order
 		pcpcache_unlock_this_cpu(pc, flags);
 		if (unlikely(!placed))
 			return pcpcache_alloc_placed(gfp, order, cold);
-		if (unlikely(!node)) {
-			/* barn mode: the spare or a barn's magazine, and again */
-			if (pcpcache_barn_exchanged(order))
-				continue;
+		if (unlikely(!node))
 			return pcpcache_alloc_miss(gfp, order, cold);
-		}
 		page = list_entry(node, struct page, lru);
 		if (unlikely(isolated)) {
 			pcpcache_drop_cached(page, order, PCPCACHE_REFUSED_BLOCK);
@@ -874,30 +864,22 @@ static noinline void pcpcache_free_refused(struct page *page,
 }
 
 /*
- * A free took this CPU's list for @cold over high: give a batch back; in
- * barn mode, exchange the main magazine.
+ * A free took this CPU's list over high and holds its lock: cut a batch
+ * off (in barn mode, exchange the main magazine) under the same hold,
+ * unlock, and give back what was cut.
  */
-static noinline void pcpcache_trim_local(unsigned int order, bool cold)
+static noinline void pcpcache_trim_and_unlock(struct pcpcache_cpu *pc,
+					      unsigned long flags,
+					      struct pcpcache_list *list,
+					      unsigned int order)
 {
-	struct pcpcache_list *list;
+	int cpu = smp_processor_id();
 	struct pcpcache_cut out;
-	struct pcpcache_cpu *pc;
-	unsigned long flags;
-	int cpu;
 
 	mag_cut_init(&out);
-	/* maybe not the CPU of the free: then its list is trimmed if need be */
-	pc = pcpcache_lock_this_cpu(&flags);
-	if (unlikely(!pc)) {
-		/* lock=trylock, and the lock is held: the next free trims */
-		pcpcache_lock_failed();
-		return;
-	}
-	cpu = smp_processor_id();
-	list = mag_list(&pc->mag, cold);
 	if (pc->mag.mode == PCPCACHE_MODE_BARN)
 		pcpcache_barn_overflow(&pc->mag, order, &out);
-	else if (list)
+	else
 		mag_trim(list, order, &out);
 	pcpcache_unlock_this_cpu(pc, flags);
 
@@ -948,7 +930,7 @@ static __always_inline void pcpcache_free(struct page *page, unsigned int order,
 {
 	struct pcpcache_list *list = NULL;
 	enum pcpcache_stat refusal;
-	bool remote, block, over;
+	bool remote, block;
 	struct pcpcache_cpu *pc;
 	unsigned long flags;
 
@@ -1009,7 +991,10 @@ static __always_inline void pcpcache_free(struct page *page, unsigned int order,
 		list = mag_put(&pc->mag, &page->lru, order, cold);
 	if (list && pcpcache_owner_noted(&pc->mag))
 		pcpcache_owner_claim(page, smp_processor_id());
-	over = list && mag_over_high(list);
+	if (unlikely(list && mag_over_high(list))) {
+		pcpcache_trim_and_unlock(pc, flags, list, order);
+		return;
+	}
 	pcpcache_unlock_this_cpu(pc, flags);
 
 	if (unlikely(!list)) {
@@ -1019,8 +1004,6 @@ static __always_inline void pcpcache_free(struct page *page, unsigned int order,
 			pcpcache_freed_remote(order);
 		if (block)
 			pcpcache_count(PCPCACHE_REFUSED_BLOCK, 1U << order);
-	} else if (unlikely(over)) {
-		pcpcache_trim_local(order, cold);
 	}
 }
 
@@ -1385,7 +1368,7 @@ void pcpcache_free_page_nolock(struct page *page)
 	if (list && pcpcache_owner_noted(&pc->mag))
 		pcpcache_owner_claim(page, smp_processor_id());
 	/*
-	 * Over high: a batch off now, as pcpcache_trim_local() cuts it, but
+	 * Over high: a batch off now, as pcpcache_trim_and_unlock() cuts it, but
 	 * given back by the irq_work, as the buddy allocator may not be
 	 * called from here. A walk of at most a batch, as a trim's.
 	 */
