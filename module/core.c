@@ -872,6 +872,7 @@ static noinline void pcpcache_trim_and_unlock(struct pcpcache_cpu *pc,
 					      unsigned long flags,
 					      struct pcpcache_list *list,
 					      unsigned int order)
+	__releases(&pcpcache_cpus.llock)
 {
 	int cpu = smp_processor_id();
 	struct pcpcache_cut out;
