@@ -329,7 +329,7 @@ TEST_F(nolock, from_hardirq_and_nmi_nothing_lost)
 		nmi_fails += nolock_run(_metadata, self, lock, local, rt, run,
 					&failed);
 		/* a run that failed fails the case: no more runs */
-		if (!_metadata->passed)
+		if (PCP_TEST_FAILED())
 			return;
 		if (local || rt || (nmi_fails && failed))
 			break;
