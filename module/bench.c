@@ -182,8 +182,8 @@ static struct page *bench_alloc(struct bench_result *r, unsigned int flags)
 	if (flags & BENCH_KERNEL)
 		return alloc_pages(BENCH_GFP, bench_order(flags));
 	if (flags & BENCH_LIMIT_CALL)
-		return pcpcache_limit_alloc(BENCH_GFP, bench_order(flags),
-					    flags & BENCH_COLD_ALLOC);
+		return pcpcache_limit_call_alloc(BENCH_GFP, bench_order(flags),
+						 flags & BENCH_COLD_ALLOC);
 	if (!(flags & BENCH_LIMIT))
 		return pcpcache_alloc_pages(BENCH_GFP, bench_order(flags),
 					    flags & BENCH_COLD_ALLOC);
@@ -206,8 +206,8 @@ static void bench_free(struct bench_result *r, struct page *page,
 		return;
 	}
 	if (flags & BENCH_LIMIT_CALL) {
-		pcpcache_limit_free(page, bench_order(flags),
-				    flags & BENCH_COLD_FREE);
+		pcpcache_limit_call_free(page, bench_order(flags),
+					 flags & BENCH_COLD_FREE);
 		return;
 	}
 	if (!(flags & BENCH_LIMIT)) {
@@ -236,7 +236,7 @@ static void bench_limit_fill(struct bench_result *r, unsigned int nr,
 		if (!page)
 			break;
 		if (flags & BENCH_LIMIT_CALL)
-			pcpcache_limit_free(page, order, false);
+			pcpcache_limit_call_free(page, order, false);
 		else
 			list_add(&page->lru, &r->limit);
 	}
@@ -736,7 +736,7 @@ static int bench_start(struct bench_run *run)
 	if (!threads)
 		return -ENOMEM;
 	if (run->flags & BENCH_LIMIT_CALL)
-		pcpcache_limit_init();
+		pcpcache_limit_call_init();
 	/*
 	 * CPUs stay online until every thread is at the start line on its
 	 * own. Not longer: the switch test reconfigures, which takes this
@@ -789,7 +789,7 @@ static int bench_start(struct bench_run *run)
 		for (i = 0; i < n; i++)
 			kthread_stop(threads[i]);
 		if (run->flags & BENCH_LIMIT_CALL)
-			pcpcache_limit_empty(bench_order(run->flags));
+			pcpcache_limit_call_empty(bench_order(run->flags));
 		bench_nr_results = err ? 0 : n;
 	}
 	kfree(threads);

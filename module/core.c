@@ -993,7 +993,9 @@ static __always_inline void pcpcache_free(struct page *page, unsigned int order,
 	if (list && pcpcache_owner_noted(&pc->mag))
 		pcpcache_owner_claim(page, smp_processor_id());
 	if (unlikely(list && mag_over_high(list))) {
-		pcpcache_trim_and_unlock(pc, flags, list, order);
+		/* lock=trylock saved no interrupt state: pass none */
+		pcpcache_trim_and_unlock(pc, pcpcache_try_design() ? 0 : flags,
+					 list, order);
 		return;
 	}
 	pcpcache_unlock_this_cpu(pc, flags);

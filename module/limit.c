@@ -22,7 +22,7 @@
 static DEFINE_PER_CPU(struct list_head, pcpcache_limit_lists);
 
 /* Every CPU's list empty, before a run's threads fill theirs. */
-void pcpcache_limit_init(void)
+void pcpcache_limit_call_init(void)
 {
 	int cpu;
 
@@ -31,7 +31,7 @@ void pcpcache_limit_init(void)
 }
 
 /* pcpcache_alloc_pages()'s shape; @cold is not used: one end only */
-struct page *pcpcache_limit_alloc(gfp_t gfp, unsigned int order, bool cold)
+struct page *pcpcache_limit_call_alloc(gfp_t gfp, unsigned int order, bool cold)
 {
 	struct page *page = NULL;
 	struct list_head *list;
@@ -48,7 +48,7 @@ struct page *pcpcache_limit_alloc(gfp_t gfp, unsigned int order, bool cold)
 }
 
 /* pcpcache_free_pages()'s shape */
-void pcpcache_limit_free(struct page *page, unsigned int order, bool cold)
+void pcpcache_limit_call_free(struct page *page, unsigned int order, bool cold)
 {
 	unsigned long flags;
 
@@ -58,7 +58,7 @@ void pcpcache_limit_free(struct page *page, unsigned int order, bool cold)
 }
 
 /* Every CPU's list back to the buddy allocator, with no thread running. */
-void pcpcache_limit_empty(unsigned int order)
+void pcpcache_limit_call_empty(unsigned int order)
 {
 	struct page *page, *next;
 	struct list_head *list;

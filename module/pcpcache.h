@@ -145,10 +145,10 @@ extern const unsigned int pcpcache_nr_ctls;
 #define PCPCACHE_WRITE_MAX	PAGE_SIZE
 
 /* limit.c: the limit's bare list behind two calls (the bench file's 128) */
-void pcpcache_limit_init(void);
-struct page *pcpcache_limit_alloc(gfp_t gfp, unsigned int order, bool cold);
-void pcpcache_limit_free(struct page *page, unsigned int order, bool cold);
-void pcpcache_limit_empty(unsigned int order);
+void pcpcache_limit_call_init(void);
+struct page *pcpcache_limit_call_alloc(gfp_t gfp, unsigned int order, bool cold);
+void pcpcache_limit_call_free(struct page *page, unsigned int order, bool cold);
+void pcpcache_limit_call_empty(unsigned int order);
 
 /* bench.c: the "bench" file */
 size_t pcpcache_bench_show(const struct pcpcache_ctl *ctl, char *buf,

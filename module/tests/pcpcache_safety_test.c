@@ -303,7 +303,8 @@ static int test_hwpoison_barn(void)
 	nr = i;
 	for (i = 0; i < nr; i++)
 		pcpcache_free_page(pages[i], false);
-	err = barn_holds_the_rest(pages, refill);
+	if (!err)
+		err = barn_holds_the_rest(pages, refill);
 	for (i = refill; !err && i < 2 * refill; i++)
 		err = poison(pages[i]);
 	for (i = refill; !err && i < 2 * refill; i++) {

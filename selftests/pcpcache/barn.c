@@ -925,6 +925,8 @@ TEST_F(barn, each_node_takes_its_own_barns_magazines)
 	int n, c, nodes = 0;
 
 	ASSERT_EQ(0, pcp_write("config", "batch=8 high=378 barn_full=4"));
+	/* no trim gives a node's magazines back while the next node runs */
+	ASSERT_EQ(0, pcp_write("barn_trim_ms", "0"));
 	ASSERT_EQ(0, pcp_write("drain", "1"));
 	for (n = 0; n < PCP_MAX_CPUS && nodes < pcp_nr_cpu_nodes(); n++) {
 		c = pcp_node_cpu(n);

@@ -185,6 +185,8 @@ TEST_F(safety, page_poisoned_at_home_is_not_handed_out)
 TEST_F(safety, pages_poisoned_in_the_barn_are_not_handed_out)
 {
 	ASSERT_EQ(0, pcp_reload("mode=barn batch=8 high=378"));
+	/* no trim meanwhile gives the barn's magazine back */
+	ASSERT_EQ(0, pcp_write("barn_trim_ms", "0"));
 	EXPECT_REFUSED_PAGES("hwpoison_barn", "refill=8", "refused_hwpoison", false, 8);
 	/* the magazine was in the barn, and was taken from it */
 	EXPECT_LE(1, pcp_stat(&self->st, "barn_gave_full"));

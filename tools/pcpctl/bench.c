@@ -420,7 +420,7 @@ static int bench_alloc_free(const struct opts *o, bool all, double *pair_one)
 
 /*
  * Benchmark 2: the same page allocated and freed again and again; fills
- * @out[NR_ROWS], the modes and the limit. Its kernel row, alloc_pages() and __free_pages() with
+ * @out[NR_ROWS], the modes and the limits. Its kernel row, alloc_pages() and __free_pages() with
  * nothing between, is the kernel's own per-CPU list path, which each
  * design is a ratio to.
  */
