@@ -207,10 +207,10 @@ check "watch prints rates" sh -c 'timeout 3 pcpctl watch 1 > /tmp/w; grep -q cac
 
 # the bench file: each test runs and reports one line per CPU it ran on
 check "bench file: every test runs" sh -c '
-	for t in "seq 100 1 0" "pair 100 1 4" "pair 100 1 48" "counter 1000 1 0"; do
+	for t in "seq 100 1 0" "pair 100 1 4" "pair 100 1 48" "pair 100 1 128" "pair 100 1 176" "counter 1000 1 0"; do
 		echo "$t" > '$D'/bench && test $(wc -l < '$D'/bench) = 1 || { echo "$t"; exit 1; }
 	done
-	for t in "concurrent 100 1 0" "hotness 64 16 3" "hotness 64 16 7" "stats 10 1 0" "switch 4 1 0" "drain 4 1 0" "shrink 4 512 0" "phased 64 2 0"; do
+	for t in "concurrent 100 1 0" "concurrent 100 1 128" "hotness 64 16 3" "hotness 64 16 7" "stats 10 1 0" "switch 4 1 0" "drain 4 1 0" "shrink 4 512 0" "phased 64 2 0"; do
 		echo "$t" > '$D'/bench && test $(wc -l < '$D'/bench) = $(nproc) || { echo "$t"; exit 1; }
 	done
 	# and the parked line, where a second CPU is there to free
@@ -220,7 +220,7 @@ check "bench file: every test runs" sh -c '
 			grep -q "^parked [0-9]* [0-9]* [0-9]*$" '$D'/bench || { echo "$t"; exit 1; }
 	done'
 check "bench file: bad requests fail" sh -c '
-	for t in "bogus 1 1 0" "seq 0 1 0" "seq 65537 1 0" "hotness 4 8 0" "seq 1 1 8" "seq 1 1" "seq 1 1 128" "purger 4 4 4" "exit 4 1 68" "shrink 1 65537 0" "phased 65536 4096 0"; do
+	for t in "bogus 1 1 0" "seq 0 1 0" "seq 65537 1 0" "hotness 4 8 0" "seq 1 1 8" "seq 1 1" "seq 1 1 256" "seq 1 1 132" "pair 1 1 192" "purger 4 4 4" "purger 4 4 128" "exit 4 1 68" "shrink 1 65537 0" "phased 65536 4096 0"; do
 		echo "$t" > '$D'/bench 2>/dev/null && exit 1
 	done; exit 0'
 # bench_json ONLY: "pcpctl bench --json" puts one JSON object on stdout and
